@@ -1,0 +1,48 @@
+//! Kernel entry names: the one list the host loads by and the tests check every PTX against.
+
+/// Primitive self-test kernels (`kernels-gpu/src/kernels/selftest.rs`).
+pub mod selftest {
+    pub const SREG: &str = "ff_test_sreg";
+    pub const CP_ASYNC: &str = "ff_test_cp_async";
+    pub const LD_NC_V4: &str = "ff_test_ld_nc_v4";
+    pub const SHFL: &str = "ff_test_shfl";
+    pub const LDMATRIX: &str = "ff_test_ldmatrix";
+    pub const MMA_BF16: &str = "ff_test_mma_bf16";
+    pub const MMA_F16: &str = "ff_test_mma_f16";
+    pub const MMA_E4M3: &str = "ff_test_mma_e4m3";
+    pub const CVT_FP8: &str = "ff_test_cvt_fp8";
+    pub const EX2: &str = "ff_test_ex2";
+    pub const WGMMA_BF16: &str = "ff_test_wgmma_bf16";
+    pub const WGMMA_E4M3: &str = "ff_test_wgmma_e4m3";
+    pub const TCGEN05_MMA: &str = "ff_test_tcgen05_mma";
+}
+
+/// Which PTX modules carry an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArchSet {
+    /// Every arch module.
+    All,
+    /// sm_89 and newer (sm_90a, sm_100a modules).
+    Sm89Plus,
+    /// Only the sm_90a module.
+    Sm90aOnly,
+    /// Only the sm_100a module.
+    Sm100aOnly,
+}
+
+/// Every entry with the modules that must carry it.
+pub const ALL_ENTRIES: &[(&str, ArchSet)] = &[
+    (selftest::SREG, ArchSet::All),
+    (selftest::CP_ASYNC, ArchSet::All),
+    (selftest::LD_NC_V4, ArchSet::All),
+    (selftest::SHFL, ArchSet::All),
+    (selftest::LDMATRIX, ArchSet::All),
+    (selftest::MMA_BF16, ArchSet::All),
+    (selftest::MMA_F16, ArchSet::All),
+    (selftest::MMA_E4M3, ArchSet::Sm89Plus),
+    (selftest::CVT_FP8, ArchSet::Sm89Plus),
+    (selftest::EX2, ArchSet::All),
+    (selftest::WGMMA_BF16, ArchSet::Sm90aOnly),
+    (selftest::WGMMA_E4M3, ArchSet::Sm90aOnly),
+    (selftest::TCGEN05_MMA, ArchSet::Sm100aOnly),
+];

@@ -1,0 +1,120 @@
+//! A CUDA device as ferroflash sees it: its capabilities, its stream, and the one PTX module
+//! chosen for its compute capability.
+
+use crate::error::{Error, Result};
+use crate::module::{arch_set_of, needs, ModuleArch};
+use cudarc::driver::sys::CUdevice_attribute as Attr;
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// What the planner and the launch layer need to know about a GPU.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceCaps {
+    /// Marketing name, e.g. "NVIDIA H200".
+    pub name: String,
+    /// Compute capability (major, minor).
+    pub compute_capability: (i32, i32),
+    /// Streaming multiprocessors.
+    pub sm_count: u32,
+    /// Largest dynamic shared memory one block may opt into, bytes.
+    pub max_smem_per_block_optin_bytes: u32,
+    /// Shared memory per SM, bytes.
+    pub smem_per_sm_bytes: u32,
+    /// L2 cache, bytes.
+    pub l2_bytes: u32,
+    /// Device memory, bytes.
+    pub total_mem_bytes: u64,
+}
+
+/// Whether a CUDA driver library can be loaded here. Never panics.
+pub fn driver_present() -> bool {
+    // SAFETY: only probes for the shared library; no driver call is made.
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// A GPU with its stream and loaded ferroflash module.
+pub struct Device {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    caps: DeviceCaps,
+    arch: ModuleArch,
+    module: Arc<CudaModule>,
+    functions: Mutex<HashMap<&'static str, CudaFunction>>,
+}
+
+impl std::fmt::Debug for Device {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Device").field("caps", &self.caps).field("arch", &self.arch).finish()
+    }
+}
+
+impl Device {
+    /// Open device `ordinal` with a new stream. Returns [`Error::NoDriver`] (never panics) where
+    /// no driver is installed, [`Error::UnsupportedArch`] for GPUs older than sm_80.
+    pub fn new(ordinal: usize) -> Result<Device> {
+        if !driver_present() {
+            return Err(Error::NoDriver);
+        }
+        let count = CudaContext::device_count().map_err(Error::driver("cuDeviceGetCount"))? as usize;
+        if ordinal >= count {
+            return Err(Error::NoDevice { ordinal, count });
+        }
+        let ctx = CudaContext::new(ordinal).map_err(Error::driver("cuCtxCreate"))?;
+        let stream = ctx.new_stream().map_err(Error::driver("cuStreamCreate"))?;
+        Device::from_stream(stream)
+    }
+
+    /// Use a caller's cudarc stream (candle, mistral.rs and other cudarc users share theirs).
+    pub fn from_stream(stream: Arc<CudaStream>) -> Result<Device> {
+        let ctx = stream.context().clone();
+        let attr = |a: Attr, op: &'static str| ctx.attribute(a).map_err(Error::driver(op));
+        let cc = ctx.compute_capability().map_err(Error::driver("compute capability"))?;
+        let caps = DeviceCaps {
+            name: ctx.name().map_err(Error::driver("cuDeviceGetName"))?,
+            compute_capability: cc,
+            sm_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "SM count")? as u32,
+            max_smem_per_block_optin_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "smem opt-in")? as u32,
+            smem_per_sm_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, "smem per SM")? as u32,
+            l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 size")? as u32,
+            total_mem_bytes: ctx.total_mem().map_err(Error::driver("cuDeviceTotalMem"))? as u64,
+        };
+        let arch = ModuleArch::for_compute_capability(cc.0, cc.1)?;
+        let module = ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(arch.ptx()))
+            .map_err(Error::driver("cuModuleLoadData"))?;
+        Ok(Device { ctx, stream, caps, arch, module, functions: Mutex::new(HashMap::new()) })
+    }
+
+    /// The device's capabilities.
+    pub fn caps(&self) -> &DeviceCaps {
+        &self.caps
+    }
+    /// The PTX module in use.
+    pub fn arch(&self) -> ModuleArch {
+        self.arch
+    }
+    /// The stream ferroflash launches on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+    /// The CUDA context.
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+
+    /// A kernel of the loaded module, or a typed error naming what the module lacks.
+    pub(crate) fn function(&self, name: &'static str) -> Result<CudaFunction> {
+        let set = arch_set_of(name).ok_or(Error::InvalidArgument { name: "kernel", why: format!("unknown entry {name}") })?;
+        if !self.arch.carries(set) {
+            return Err(Error::KernelNotInArch { kernel: name, arch: self.arch.name(), needs: needs(set) });
+        }
+        let mut map = self.functions.lock().unwrap();
+        if let Some(f) = map.get(name) {
+            return Ok(f.clone());
+        }
+        let f = self.module.load_function(name).map_err(Error::driver("cuModuleGetFunction"))?;
+        map.insert(name, f.clone());
+        Ok(f)
+    }
+}

@@ -1,0 +1,85 @@
+//! The launch layer: the only place in the host crate with `unsafe`.
+//!
+//! A kernel trusts every address and size in its parameter block. The functions here take
+//! parameter blocks that were built by validating code (types with private constructors, or
+//! tables checked here), so what they pass is in range. What this layer cannot check: that a
+//! device address handed in through the raw-pointer API really points at live device memory of
+//! the stated size; those entry points are `unsafe fn` and say so.
+
+use crate::device::Device;
+use crate::error::{Error, Result};
+use cudarc::driver::sys::{CUfunction_attribute_enum, CUstream};
+use cudarc::driver::CudaFunction;
+
+/// Grid, block and dynamic shared memory of one launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchDims {
+    pub grid: (u32, u32, u32),
+    pub block_threads: u32,
+    pub smem_bytes: u32,
+}
+
+/// Marker for `#[repr(C)]` parameter blocks passed to a kernel by value.
+///
+/// # Safety
+/// The type must be `#[repr(C)]`, `Copy`, and match the kernel's parameter layout exactly.
+pub(crate) unsafe trait KernelParams: Copy {}
+
+// SAFETY: `SelfTestParams` is `#[repr(C)]` in the contract and the self-test kernels take it.
+unsafe impl KernelParams for ferroflash_contract::params::SelfTestParams {}
+
+/// Launch `func` with one by-value parameter block on `stream`.
+///
+/// # Safety
+/// Every address in `params` must be valid for what the kernel does with it (the callers in this
+/// crate establish that by validation), and `stream` must belong to `dev`'s context.
+pub(crate) unsafe fn launch_raw<P: KernelParams>(
+    dev: &Device,
+    func: &CudaFunction,
+    dims: LaunchDims,
+    stream: CUstream,
+    params: &P,
+) -> Result<()> {
+    if dims.smem_bytes > dev.caps().max_smem_per_block_optin_bytes {
+        return Err(Error::InvalidArgument {
+            name: "shared memory",
+            why: format!("{} B exceeds the device's {} B", dims.smem_bytes, dev.caps().max_smem_per_block_optin_bytes),
+        });
+    }
+    if dims.smem_bytes > 48 * 1024 {
+        func.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dims.smem_bytes as i32)
+            .map_err(Error::driver("cuFuncSetAttribute"))?;
+    }
+    // cuLaunchKernel takes one pointer per kernel parameter; the kernel has one: the block.
+    let mut args = [params as *const P as *mut std::ffi::c_void];
+    // SAFETY: the parameter block is `#[repr(C)]` and matches the kernel (KernelParams); its
+    // addresses are valid per this function's contract; cuLaunchKernel copies the block.
+    unsafe {
+        cudarc::driver::result::launch_kernel(func.cu_function(), dims.grid, (dims.block_threads, 1, 1), dims.smem_bytes, stream, &mut args)
+            .map_err(Error::driver("cuLaunchKernel"))
+    }
+}
+
+/// Run one primitive self-test (see [`crate::selftest`]): upload `input`, poison the output with
+/// `0xffff_ffff`, launch with the dims of the self-test table, and return the output words.
+pub(crate) fn run_selftest(dev: &Device, spec: &crate::selftest::SelfTestSpec, input: &[u32]) -> Result<Vec<u32>> {
+    use cudarc::driver::{DevicePtr, DevicePtrMut};
+    if input.len() != spec.input_words {
+        return Err(Error::BufferTooSmall { name: "selftest input", got: input.len(), need: spec.input_words });
+    }
+    let func = dev.function(spec.name)?;
+    let stream = dev.stream();
+    let map = Error::driver("selftest buffers");
+    let g_in = stream.clone_htod(&if input.is_empty() { vec![0u32] } else { input.to_vec() }).map_err(map)?;
+    let mut g_out = stream.clone_htod(&vec![0xffff_ffffu32; spec.output_words]).map_err(Error::driver("selftest output"))?;
+    {
+        let (in_ptr, _r) = g_in.device_ptr(stream);
+        let (out_ptr, _w) = g_out.device_ptr_mut(stream);
+        let params = ferroflash_contract::params::SelfTestParams { input: in_ptr, output: out_ptr, n: input.len() as u32, mode: 0 };
+        // SAFETY: both buffers are live for the launch and sized by the self-test table, which
+        // lists what each self-test kernel reads and writes.
+        unsafe { launch_raw(dev, &func, spec.dims, stream.cu_stream(), &params)? };
+    }
+    stream.synchronize().map_err(Error::driver("selftest launch"))?;
+    stream.clone_dtoh(&g_out).map_err(Error::driver("selftest readback"))
+}

@@ -1,0 +1,20 @@
+//! # ferroflash
+//!
+//! FlashAttention-4-style attention kernels for LLM inference, written in Rust, compiled to PTX
+//! by rustc's NVPTX backend (one module per arch: sm_80, sm_90a, sm_100a), launched through
+//! [cudarc]. See `docs/DESIGN.md` for the layers and the tile flow.
+//!
+//! Layers: [`module`] (embedded PTX, chosen by compute capability) and [`device`] (capabilities,
+//! stream) feed `launch` (the only `unsafe` in this crate).
+
+pub mod device;
+pub mod error;
+mod launch;
+pub mod module;
+#[doc(hidden)]
+pub mod selftest;
+
+pub use device::{driver_present, Device, DeviceCaps};
+pub use error::{Error, Result};
+pub use launch::LaunchDims;
+pub use module::ModuleArch;

@@ -1,0 +1,120 @@
+//! The embedded PTX modules and the choice among them by compute capability.
+//!
+//! Arch is a build, not an `if`: each module is one rustc build of `kernels-gpu`
+//! (`-Ctarget-cpu=...`). The host loads exactly one per device and refuses kernels that module
+//! does not carry, with a typed error.
+
+use crate::error::{Error, Result};
+use ferroflash_contract::names::ArchSet;
+
+/// One PTX module shipped in this crate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ModuleArch {
+    /// `mma.sync`, `cp.async`; runs on every GPU from sm_80 (JIT by the driver on newer ones).
+    Sm80,
+    /// Hopper-specific (`wgmma`, fp8 `mma`/`cvt`); runs only on compute capability 9.0.
+    Sm90a,
+    /// Blackwell-specific (`tcgen05`); runs only on compute capability 10.0.
+    Sm100a,
+}
+
+impl ModuleArch {
+    /// Every module, oldest first.
+    pub const ALL: [ModuleArch; 3] = [ModuleArch::Sm80, ModuleArch::Sm90a, ModuleArch::Sm100a];
+
+    /// The module for a compute capability. sm_90 and sm_100 get their arch-specific module;
+    /// other GPUs from sm_80 on get the portable sm_80 module; older GPUs are refused.
+    pub fn for_compute_capability(major: i32, minor: i32) -> Result<ModuleArch> {
+        match (major, minor) {
+            (9, 0) => Ok(ModuleArch::Sm90a),
+            (10, 0) => Ok(ModuleArch::Sm100a),
+            (m, _) if m >= 8 => Ok(ModuleArch::Sm80),
+            _ => Err(Error::UnsupportedArch { major, minor }),
+        }
+    }
+
+    /// Name as in `-Ctarget-cpu`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ModuleArch::Sm80 => "sm_80",
+            ModuleArch::Sm90a => "sm_90a",
+            ModuleArch::Sm100a => "sm_100a",
+        }
+    }
+
+    /// The PTX text.
+    pub fn ptx(self) -> &'static str {
+        match self {
+            ModuleArch::Sm80 => include_str!(env!("FF_PTX_SM_80")),
+            ModuleArch::Sm90a => include_str!(env!("FF_PTX_SM_90A")),
+            ModuleArch::Sm100a => include_str!(env!("FF_PTX_SM_100A")),
+        }
+    }
+
+    /// Whether this module carries entries of `set`.
+    pub const fn carries(self, set: ArchSet) -> bool {
+        match set {
+            ArchSet::All => true,
+            ArchSet::Sm89Plus => !matches!(self, ModuleArch::Sm80),
+            ArchSet::Sm90aOnly => matches!(self, ModuleArch::Sm90a),
+            ArchSet::Sm100aOnly => matches!(self, ModuleArch::Sm100a),
+        }
+    }
+}
+
+/// Which arch set an entry belongs to, from the contract's one list.
+pub fn arch_set_of(entry: &str) -> Option<ArchSet> {
+    ferroflash_contract::names::ALL_ENTRIES.iter().find(|(n, _)| *n == entry).map(|(_, s)| *s)
+}
+
+/// Human description of what an arch set needs, for errors.
+pub const fn needs(set: ArchSet) -> &'static str {
+    match set {
+        ArchSet::All => "sm_80",
+        ArchSet::Sm89Plus => "sm_89+ (fp8)",
+        ArchSet::Sm90aOnly => "sm_90a (wgmma)",
+        ArchSet::Sm100aOnly => "sm_100a (tcgen05)",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_entry_is_in_exactly_the_modules_it_should_be() {
+        for arch in ModuleArch::ALL {
+            let entries = entries(arch.ptx());
+            for (name, set) in ferroflash_contract::names::ALL_ENTRIES {
+                assert_eq!(entries.iter().any(|e| e == name), arch.carries(*set), "{name} in {}", arch.name());
+            }
+        }
+    }
+
+    #[test]
+    fn arch_instructions_only_where_they_belong() {
+        assert!(!ModuleArch::Sm80.ptx().contains("wgmma"));
+        assert!(!ModuleArch::Sm100a.ptx().contains("wgmma"));
+        assert!(ModuleArch::Sm90a.ptx().contains("wgmma.mma_async"));
+        assert!(!ModuleArch::Sm90a.ptx().contains("tcgen05"));
+        assert!(ModuleArch::Sm100a.ptx().contains("tcgen05.mma"));
+        for a in ModuleArch::ALL {
+            assert!(!a.ptx().contains(".extern .func"), "{} has unresolved externs", a.name());
+        }
+    }
+
+    #[test]
+    fn capability_mapping() {
+        assert_eq!(ModuleArch::for_compute_capability(9, 0), Ok(ModuleArch::Sm90a));
+        assert_eq!(ModuleArch::for_compute_capability(8, 6), Ok(ModuleArch::Sm80));
+        assert_eq!(ModuleArch::for_compute_capability(12, 0), Ok(ModuleArch::Sm80));
+        assert_eq!(ModuleArch::for_compute_capability(10, 0), Ok(ModuleArch::Sm100a));
+        assert_eq!(ModuleArch::for_compute_capability(7, 5), Err(Error::UnsupportedArch { major: 7, minor: 5 }));
+    }
+
+    fn entries(ptx: &str) -> Vec<String> {
+        ptx.lines()
+            .filter_map(|l| l.trim_start().strip_prefix(".visible .entry ").map(|r| r.split('(').next().unwrap().to_string()))
+            .collect()
+    }
+}

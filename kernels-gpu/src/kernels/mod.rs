@@ -1,0 +1,3 @@
+//! Kernel entry points. Entry names are listed once in `ferroflash_contract::names`.
+
+pub mod selftest;

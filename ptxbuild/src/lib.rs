@@ -1,0 +1,149 @@
+//! Builds the `kernels-gpu` crate to PTX, once per arch, with rustc's own NVPTX backend.
+//!
+//! The recipe (see `shared/notes/toolchain.md` and docs/DESIGN.md, "Build pipeline"):
+//! `cargo rustc --release --target nvptx64-nvidia-cuda -Zbuild-std=core` in its own target dir
+//! per arch, flags through `CARGO_ENCODED_RUSTFLAGS` (so the rebuilt `core` gets them too), fat
+//! LTO so the module is self-contained, and `--emit=asm=<file>.ptx -Clinker=true` in place of the
+//! linker this target lacks here. A PTX that still declares `.extern .func` is rejected.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The GPU architectures ferroflash ships a PTX module for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Arch {
+    /// Ampere: `mma.sync`, `cp.async`.
+    Sm80,
+    /// Hopper with arch-specific features: adds `wgmma`, fp8 `mma`/`cvt`.
+    Sm90a,
+    /// Blackwell with arch-specific features: adds `tcgen05` (compile-checked only).
+    Sm100a,
+}
+
+impl Arch {
+    /// Every arch, oldest first.
+    pub const ALL: [Arch; 3] = [Arch::Sm80, Arch::Sm90a, Arch::Sm100a];
+
+    /// Name as used by `-Ctarget-cpu` and `ptxas -arch`.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Arch::Sm80 => "sm_80",
+            Arch::Sm90a => "sm_90a",
+            Arch::Sm100a => "sm_100a",
+        }
+    }
+
+    /// PTX ISA version feature: the oldest that carries the arch's instructions.
+    pub const fn ptx_feature(self) -> &'static str {
+        match self {
+            Arch::Sm80 => "+ptx80",
+            // mma.sync with e4m3 operands needs PTX ISA 8.4.
+            Arch::Sm90a => "+ptx84",
+            Arch::Sm100a => "+ptx86",
+        }
+    }
+
+    /// Parse `sm_80`, `sm_90a`, `sm_100a` (also without the `sm_` prefix).
+    pub fn parse(s: &str) -> Option<Arch> {
+        let s = s.strip_prefix("sm_").unwrap_or(s);
+        match s {
+            "80" => Some(Arch::Sm80),
+            "90a" => Some(Arch::Sm90a),
+            "100a" => Some(Arch::Sm100a),
+            _ => None,
+        }
+    }
+}
+
+/// Where the PTX of `arch` lands under `target_root` (`<target>/ptx/<arch>.ptx`).
+pub fn ptx_path(target_root: &Path, arch: Arch) -> PathBuf {
+    target_root.join("ptx").join(format!("{}.ptx", arch.name()))
+}
+
+/// The `kernels-gpu` crate directory inside the workspace root.
+pub fn kernels_dir(workspace_root: &Path) -> PathBuf {
+    workspace_root.join("kernels-gpu")
+}
+
+/// Compile `kernels-gpu` for `arch` and return the path of its PTX.
+///
+/// `cargo` is the cargo binary to run (build scripts pass `$CARGO`). The nested build uses
+/// `<target_root>/kernels/<arch>` as its target dir, so host builds and `cargo xtask` share it.
+pub fn build(cargo: &Path, workspace_root: &Path, target_root: &Path, arch: Arch) -> Result<PathBuf, String> {
+    let out = ptx_path(target_root, arch);
+    std::fs::create_dir_all(out.parent().unwrap()).map_err(|e| e.to_string())?;
+    let target_dir = target_root.join("kernels").join(arch.name());
+    let flags = [format!("-Ctarget-cpu={}", arch.name()), format!("-Ctarget-feature={}", arch.ptx_feature())].join("\x1f");
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(kernels_dir(workspace_root))
+        .args(["rustc", "--release", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core", "--target-dir"])
+        .arg(&target_dir)
+        .arg("--")
+        .arg(format!("--emit=asm={}", out.display()))
+        .arg("-Clinker=true");
+    // A nested cargo must not inherit the outer build's flags, wrapper or cfg.
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().to_string();
+        if k.starts_with("CARGO_CFG_") || k == "RUSTC_WORKSPACE_WRAPPER" || k == "RUSTC_WRAPPER" || k == "RUSTFLAGS" {
+            cmd.env_remove(&k);
+        }
+    }
+    cmd.env("CARGO_ENCODED_RUSTFLAGS", flags);
+    // cargo does not track the --emit file: force the final crate to rebuild when it is missing.
+    if !out.exists() {
+        let fp = target_dir.join("nvptx64-nvidia-cuda/release/.fingerprint");
+        if let Ok(rd) = std::fs::read_dir(&fp) {
+            for e in rd.flatten() {
+                if e.file_name().to_string_lossy().starts_with("ferroflash-kernels-gpu") {
+                    let _ = std::fs::remove_dir_all(e.path());
+                }
+            }
+        }
+    }
+    let status = cmd.status().map_err(|e| format!("running {}: {e}", cargo.display()))?;
+    if !status.success() {
+        return Err(format!("kernels-gpu build for {} failed ({status})", arch.name()));
+    }
+    check_self_contained(&out)?;
+    Ok(out)
+}
+
+/// Reject a PTX module that still references external functions (fat LTO did not pull
+/// everything in), naming them.
+pub fn check_self_contained(ptx: &Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
+    let externs: Vec<&str> = text.lines().filter(|l| l.contains(".extern .func")).collect();
+    if externs.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} keeps unresolved externs:\n{}", ptx.display(), externs.join("\n")))
+    }
+}
+
+/// Entry names (`.entry NAME(`) declared in a PTX text.
+pub fn entries(ptx: &str) -> Vec<String> {
+    ptx.lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let rest = l.strip_prefix(".visible .entry ").or_else(|| l.strip_prefix(".entry "))?;
+            Some(rest.split('(').next()?.trim().to_string())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn parse_names() {
+        for a in Arch::ALL {
+            assert_eq!(Arch::parse(a.name()), Some(a));
+        }
+        assert_eq!(Arch::parse("sm_90"), None);
+    }
+    #[test]
+    fn entry_names() {
+        let t = ".visible .entry ff_a(\n.param .u64 x\n)\n.visible .entry ff_b(\n";
+        assert_eq!(entries(t), vec!["ff_a", "ff_b"]);
+    }
+}
