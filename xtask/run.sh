@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# GPU bundle runner (copied to target/bundle/run.sh by `cargo xtask bundle`). Needs only the
+# NVIDIA driver. Usage: bash run.sh [tests|sanitize|bench|all] [FILTER]
+#   tests     the GPU test suite: PASS/FAIL/SKIP per case and a summary line
+#   sanitize  the suite under compute-sanitizer memcheck, racecheck and synccheck
+#   bench     `ferroflash bench` on W1-W6 (JSON lines to $OUT/raw.jsonl when OUT is set)
+# Exit code: non-zero when any step fails.
+set -u
+here="$(cd "$(dirname "$0")" && pwd)"
+what="${1:-tests}"; filter="${2:-}"
+rc=0
+run_tests() { "$here/gpu-tests" $filter || rc=1; }
+run_sanitize() {
+  local cs; cs="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+  for tool in memcheck racecheck synccheck; do
+    echo "== compute-sanitizer --tool $tool"
+    "$cs" --tool "$tool" --error-exitcode 3 --print-limit 20 "$here/gpu-tests" $filter > "/tmp/ff-$tool.log" 2>&1
+    local r=$?
+    grep -E "^(PASS|FAIL|SKIP)|passed,|ERROR SUMMARY|RACECHECK SUMMARY|Error" "/tmp/ff-$tool.log" | grep -v "^PASS" | tail -25
+    echo "compute-sanitizer $tool exit $r"
+    [ $r -eq 0 ] || rc=1
+    [ -n "${OUT:-}" ] && cp "/tmp/ff-$tool.log" "$OUT/sanitize-$tool.log" 2>/dev/null
+  done
+}
+run_bench() { "$here/ferroflash" bench ${filter:+--workloads $filter} ${OUT:+--jsonl $OUT/raw.jsonl} || rc=1; }
+case "$what" in
+  tests) run_tests ;;
+  sanitize) run_sanitize ;;
+  bench) run_bench ;;
+  all) run_tests; run_sanitize; run_bench ;;
+  *) echo "usage: run.sh [tests|sanitize|bench|all] [FILTER]"; exit 2 ;;
+esac
+echo "run.sh $what: exit $rc"
+exit $rc

@@ -1,0 +1,224 @@
+//! `cargo xtask <command>`:
+//!
+//! - `ptx <entry> [--arch A]`   print one entry's PTX (default arch sm_90a)
+//! - `report [--arch A]`        per entry and arch: registers, spills, stack, static smem
+//!   (ptxas -v) and an instruction census; fails if ptxas rejects a module, an entry spills, or
+//!   an arch-specific instruction appears in the wrong module
+//! - `bundle`                   write target/bundle/: GPU test + bench binaries, PTX, run.sh
+//! - `ptxas-path`               print the ptxas used (PTXAS, .tools/, or PATH)
+
+use ptxbuild::Arch;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{exit, Command};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = workspace_root();
+    let r = match args.first().map(String::as_str) {
+        Some("ptx") => cmd_ptx(&root, &args[1..]),
+        Some("report") => cmd_report(&root, &args[1..]),
+        Some("bundle") => cmd_bundle(&root),
+        Some("ptxas-path") => ptxas(&root).map(|p| println!("{}", p.display())),
+        _ => Err("usage: cargo xtask ptx <entry> [--arch A] | report [--arch A] | bundle | ptxas-path".into()),
+    };
+    if let Err(e) = r {
+        eprintln!("xtask: {e}");
+        exit(1);
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn cargo() -> PathBuf {
+    PathBuf::from(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+fn arch_arg(args: &[String]) -> Result<Option<Arch>, String> {
+    match args.iter().position(|a| a == "--arch") {
+        None => Ok(None),
+        Some(i) => {
+            let v = args.get(i + 1).ok_or("--arch needs a value")?;
+            Arch::parse(v).map(Some).ok_or(format!("unknown arch {v} (sm_80, sm_90a, sm_100a)"))
+        }
+    }
+}
+
+/// Build (or reuse) the PTX of `arch`.
+fn ptx(root: &Path, arch: Arch) -> Result<(PathBuf, String), String> {
+    let path = ptxbuild::build(&cargo(), root, &root.join("target"), arch)?;
+    let text = std::fs::read_to_string(&path).map_err(|e| e.to_string())?;
+    Ok((path, text))
+}
+
+/// The text of one `.entry` from its header to its closing brace.
+fn entry_body<'a>(ptx: &'a str, entry: &str) -> Option<&'a str> {
+    let start = ptx.find(&format!(".entry {entry}("))?;
+    let start = ptx[..start].rfind('\n').map_or(0, |i| i + 1);
+    let end = ptx[start..].find("\n}\n").map_or(ptx.len(), |i| start + i + 3);
+    Some(&ptx[start..end])
+}
+
+fn cmd_ptx(root: &Path, args: &[String]) -> Result<(), String> {
+    let entry = args.iter().find(|a| !a.starts_with("--") && Arch::parse(a).is_none()).ok_or("which entry? (cargo xtask ptx <entry>)")?;
+    let arch = arch_arg(args)?.unwrap_or(Arch::Sm90a);
+    let (_, text) = ptx(root, arch)?;
+    match entry_body(&text, entry) {
+        Some(b) => {
+            println!("{b}");
+            Ok(())
+        }
+        None => Err(format!("no entry {entry} in {}; entries: {}", arch.name(), ptxbuild::entries(&text).join(", "))),
+    }
+}
+
+/// ptxas: `$PTXAS`, the pip-installed copy under `.tools/`, or the one on PATH.
+fn ptxas(root: &Path) -> Result<PathBuf, String> {
+    if let Ok(p) = std::env::var("PTXAS") {
+        return Ok(PathBuf::from(p));
+    }
+    let local = root.join(".tools/py/nvidia/cu13/bin/ptxas");
+    if local.exists() {
+        return Ok(local);
+    }
+    if Command::new("ptxas").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        return Ok(PathBuf::from("ptxas"));
+    }
+    Err("ptxas not found: run ./setup.sh (pip nvidia-cuda-nvcc==13.0.88 into .tools/) or set PTXAS".into())
+}
+
+#[derive(Default, Clone)]
+struct Resources {
+    registers: u32,
+    spill_bytes: u32,
+    stack_bytes: u32,
+    smem_bytes: u32,
+}
+
+/// Run `ptxas -v` on a module and parse the per-entry resource lines.
+fn ptxas_resources(root: &Path, arch: Arch, ptx_path: &Path) -> Result<BTreeMap<String, Resources>, String> {
+    let out_cubin = root.join("target/ptx").join(format!("{}.cubin", arch.name()));
+    let out = Command::new(ptxas(root)?)
+        .args(["-v", &format!("-arch={}", arch.name())])
+        .arg(ptx_path)
+        .arg("-o")
+        .arg(&out_cubin)
+        .output()
+        .map_err(|e| format!("running ptxas: {e}"))?;
+    let log = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!("ptxas rejected {}:\n{log}", ptx_path.display()));
+    }
+    let mut map = BTreeMap::new();
+    let mut current: Option<String> = None;
+    let num_before = |line: &str, unit: &str| -> Option<u32> {
+        let i = line.find(unit)?;
+        line[..i].split_whitespace().last()?.parse().ok()
+    };
+    for line in log.lines() {
+        if let Some(i) = line.find("Compiling entry function '") {
+            let rest = &line[i + 26..];
+            current = rest.split('\'').next().map(str::to_string);
+            map.insert(current.clone().unwrap(), Resources::default());
+        } else if let Some(name) = &current {
+            let r = map.get_mut(name).unwrap();
+            if line.contains("bytes stack frame") {
+                r.stack_bytes = num_before(line, "bytes stack frame").unwrap_or(0);
+                r.spill_bytes = num_before(line, "bytes spill stores").unwrap_or(0) + num_before(line, "bytes spill loads").unwrap_or(0);
+            }
+            if line.contains("Used") && line.contains("registers") {
+                r.registers = num_before(line, "registers").unwrap_or(0);
+                r.smem_bytes = num_before(line, "bytes smem").unwrap_or(0);
+            }
+        }
+    }
+    Ok(map)
+}
+
+/// Instruction families counted per entry.
+const CENSUS: &[(&str, &str)] = &[
+    ("cp.async", "cp.async"),
+    ("mma", "mma.sync"),
+    ("wgmma", "wgmma.mma_async"),
+    ("tcgen05", "tcgen05.mma"),
+    ("shfl", "shfl.sync"),
+    ("ldmatrix", "ldmatrix"),
+    ("bar", "bar."),
+    ("ld.local", "ld.local"),
+    ("st.local", "st.local"),
+];
+
+fn census(body: &str) -> Vec<usize> {
+    CENSUS
+        .iter()
+        .map(|(_, pat)| body.lines().filter(|l| l.trim_start().starts_with(pat)).count())
+        .collect()
+}
+
+fn cmd_report(root: &Path, args: &[String]) -> Result<(), String> {
+    let archs: Vec<Arch> = match arch_arg(args)? {
+        Some(a) => vec![a],
+        None => Arch::ALL.to_vec(),
+    };
+    let mut problems = Vec::new();
+    print!("{:<8} {:<28} {:>5} {:>6} {:>6} {:>7}", "arch", "entry", "regs", "spillB", "stackB", "smemB");
+    for (name, _) in CENSUS {
+        print!(" {name:>8}");
+    }
+    println!();
+    for arch in archs {
+        let (path, text) = ptx(root, arch)?;
+        let res = ptxas_resources(root, arch, &path)?;
+        for entry in ptxbuild::entries(&text) {
+            let r = res.get(&entry).cloned().unwrap_or_default();
+            let c = census(entry_body(&text, &entry).unwrap_or(""));
+            print!("{:<8} {:<28} {:>5} {:>6} {:>6} {:>7}", arch.name(), entry, r.registers, r.spill_bytes, r.stack_bytes, r.smem_bytes);
+            for v in &c {
+                print!(" {v:>8}");
+            }
+            println!();
+            if r.spill_bytes > 0 || c[7] + c[8] > 0 {
+                problems.push(format!("{} {entry}: {} spill bytes, {} local loads/stores", arch.name(), r.spill_bytes, c[7] + c[8]));
+            }
+            if c[2] > 0 && arch != Arch::Sm90a {
+                problems.push(format!("{} {entry}: wgmma outside sm_90a", arch.name()));
+            }
+            if c[3] > 0 && arch != Arch::Sm100a {
+                problems.push(format!("{} {entry}: tcgen05 outside sm_100a", arch.name()));
+            }
+        }
+    }
+    if problems.is_empty() {
+        println!("report: every module assembled by ptxas; no spills; arch-specific instructions only in their arch");
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+/// Build release binaries and lay out target/bundle/.
+fn cmd_bundle(root: &Path) -> Result<(), String> {
+    let status = Command::new(cargo())
+        .current_dir(root)
+        .args(["build", "--release", "-p", "ferroflash-tests", "--bin", "gpu-tests", "-p", "ferroflash-bench", "--bin", "ferroflash"])
+        .status()
+        .map_err(|e| e.to_string())?;
+    if !status.success() {
+        return Err("release build failed".into());
+    }
+    let bundle = root.join("target/bundle");
+    let _ = std::fs::remove_dir_all(&bundle);
+    std::fs::create_dir_all(bundle.join("ptx")).map_err(|e| e.to_string())?;
+    for bin in ["gpu-tests", "ferroflash"] {
+        std::fs::copy(root.join("target/release").join(bin), bundle.join(bin)).map_err(|e| format!("{bin}: {e}"))?;
+    }
+    for arch in Arch::ALL {
+        let p = ptxbuild::ptx_path(&root.join("target"), arch);
+        std::fs::copy(&p, bundle.join("ptx").join(p.file_name().unwrap())).map_err(|e| e.to_string())?;
+    }
+    std::fs::copy(root.join("xtask/run.sh"), bundle.join("run.sh")).map_err(|e| e.to_string())?;
+    println!("bundle written to {} (run: bash target/bundle/run.sh [tests|sanitize|bench|all])", bundle.display());
+    Ok(())
+}
