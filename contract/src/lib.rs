@@ -7,6 +7,7 @@
 #![no_std]
 #![forbid(unsafe_code)]
 
+pub mod decode;
 pub mod fp8;
 pub mod names;
 pub mod paged;

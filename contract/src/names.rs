@@ -45,4 +45,46 @@ pub const ALL_ENTRIES: &[(&str, ArchSet)] = &[
     (selftest::WGMMA_BF16, ArchSet::Sm90aOnly),
     (selftest::WGMMA_E4M3, ArchSet::Sm90aOnly),
     (selftest::TCGEN05_MMA, ArchSet::Sm100aOnly),
+    (decode::BF16_D64_M16, ArchSet::All),
+    (decode::BF16_D64_M32, ArchSet::All),
+    (decode::BF16_D128_M16, ArchSet::All),
+    (decode::BF16_D128_M32, ArchSet::All),
+    (decode::BF16_D256_M16, ArchSet::All),
+    (decode::F16_D64_M16, ArchSet::All),
+    (decode::F16_D64_M32, ArchSet::All),
+    (decode::F16_D128_M16, ArchSet::All),
+    (decode::F16_D128_M32, ArchSet::All),
+    (decode::F16_D256_M16, ArchSet::All),
+    (decode::COMBINE_BF16, ArchSet::All),
+    (decode::COMBINE_F16, ArchSet::All),
 ];
+
+/// Decode kernels: `ff_decode_{dtype}_d{head_dim}_m{rows per CTA}` and the combine kernels.
+pub mod decode {
+    pub const BF16_D64_M16: &str = "ff_decode_bf16_d64_m16";
+    pub const BF16_D64_M32: &str = "ff_decode_bf16_d64_m32";
+    pub const BF16_D128_M16: &str = "ff_decode_bf16_d128_m16";
+    pub const BF16_D128_M32: &str = "ff_decode_bf16_d128_m32";
+    pub const BF16_D256_M16: &str = "ff_decode_bf16_d256_m16";
+    pub const F16_D64_M16: &str = "ff_decode_f16_d64_m16";
+    pub const F16_D64_M32: &str = "ff_decode_f16_d64_m32";
+    pub const F16_D128_M16: &str = "ff_decode_f16_d128_m16";
+    pub const F16_D128_M32: &str = "ff_decode_f16_d128_m32";
+    pub const F16_D256_M16: &str = "ff_decode_f16_d256_m16";
+    pub const COMBINE_BF16: &str = "ff_decode_combine_bf16";
+    pub const COMBINE_F16: &str = "ff_decode_combine_f16";
+
+    /// (name, is_f16, head_dim, m_tiles) of every decode variant.
+    pub const VARIANTS: &[(&str, bool, u32, u32)] = &[
+        (BF16_D64_M16, false, 64, 1),
+        (BF16_D64_M32, false, 64, 2),
+        (BF16_D128_M16, false, 128, 1),
+        (BF16_D128_M32, false, 128, 2),
+        (BF16_D256_M16, false, 256, 1),
+        (F16_D64_M16, true, 64, 1),
+        (F16_D64_M32, true, 64, 2),
+        (F16_D128_M16, true, 128, 1),
+        (F16_D128_M32, true, 128, 2),
+        (F16_D256_M16, true, 256, 1),
+    ];
+}

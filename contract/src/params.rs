@@ -13,3 +13,101 @@ pub struct SelfTestParams {
     /// Test-specific selector.
     pub mode: u32,
 }
+
+/// Sentinel for optional device addresses: the feature is off.
+pub const NONE_ADDR: u64 = 0;
+/// `DecodeWork::partial_slot` value meaning "the whole KV range: write the final output".
+pub const FINAL_OUTPUT: u32 = u32::MAX;
+/// `DecodeParams::window_left` value meaning "no sliding window".
+pub const NO_WINDOW: i32 = -1;
+
+/// One CTA's work in the decode kernel: one (request, kv head, block of packed query rows)
+/// over one contiguous KV range. Produced by the host planner, read by `blockIdx.x`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct DecodeWork {
+    /// Request index.
+    pub request: u32,
+    /// KV head.
+    pub kv_head: u32,
+    /// First packed query row of the block (row = token * group + head-in-group).
+    pub row_start: u32,
+    /// First key of the range (inclusive).
+    pub kv_start: u32,
+    /// End of the range (exclusive).
+    pub kv_end: u32,
+    /// Where the partial result goes ([`FINAL_OUTPUT`] when this CTA covers the whole range).
+    pub partial_slot: u32,
+}
+
+/// One output block the combine kernel merges: `num_splits` consecutive partial slots.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct MergeWork {
+    /// Request index.
+    pub request: u32,
+    /// KV head.
+    pub kv_head: u32,
+    /// First packed query row of the block.
+    pub row_start: u32,
+    /// First partial slot.
+    pub first_slot: u32,
+    /// Number of consecutive slots (>= 2).
+    pub num_splits: u32,
+    /// Padding to 8 bytes.
+    pub _pad: u32,
+}
+
+/// Parameters of the paged decode kernel and its combine kernel (one block, passed by value).
+///
+/// Layouts: `q`/`o` `[tokens, q_heads, head_dim]`; K/V pools
+/// `[num_pages, page_size, kv_heads, head_dim]` (see [`crate::paged`]); `lse` `[tokens, q_heads]`
+/// f32 natural log; page table CSR (`page_indptr[num_requests + 1]`, `page_indices`, u32);
+/// `kv_lens[num_requests]`, `q_indptr[num_requests + 1]` u32; partial O
+/// `[slots, ROWS_PER_BLOCK, head_dim]` f32 normalised, partial LSE `[slots, ROWS_PER_BLOCK]` f32
+/// (base 2).
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+pub struct DecodeParams {
+    pub q: u64,
+    pub k_pool: u64,
+    pub v_pool: u64,
+    pub o: u64,
+    /// Optional ([`NONE_ADDR`]).
+    pub lse: u64,
+    pub page_indptr: u64,
+    pub page_indices: u64,
+    pub kv_lens: u64,
+    pub q_indptr: u64,
+    /// `[num_work]` [`DecodeWork`].
+    pub work: u64,
+    /// `[num_merge]` [`MergeWork`].
+    pub merge: u64,
+    pub partial_o: u64,
+    pub partial_lse: u64,
+    /// Optional per-q-head sink logits, f32 ([`NONE_ADDR`]).
+    pub sinks: u64,
+    /// Optional per-kv-head K scale, f32 ([`NONE_ADDR`]: 1).
+    pub k_scale: u64,
+    /// Optional per-kv-head V scale, f32 ([`NONE_ADDR`]: 1).
+    pub v_scale: u64,
+    /// Device counter of valid work items (CUDA-graph mode), or [`NONE_ADDR`]: use `num_work`.
+    pub num_work_dev: u64,
+    pub num_work: u32,
+    pub num_merge: u32,
+    pub q_heads: u32,
+    pub kv_heads: u32,
+    /// q_heads / kv_heads.
+    pub group: u32,
+    pub page_size: u32,
+    pub head_dim: u32,
+    /// Packed query rows per CTA of the decode variant (partial-slot row stride).
+    pub rows_per_block: u32,
+    /// `sm_scale * q_scale * log2(e)` (per-kv-head `k_scale` multiplies it in the kernel); with a
+    /// softcap this is `sm_scale * q_scale / softcap` and `softcap_log2 = softcap * log2(e)`.
+    pub score_scale: f32,
+    /// `softcap * log2(e)`, or 0 for no softcap.
+    pub softcap_log2: f32,
+    /// Keys visible to the left of the query position, or [`NO_WINDOW`].
+    pub window_left: i32,
+}

@@ -369,6 +369,22 @@ pub fn cp_async_wait_group<const N: u32>() {
     unsafe { asm!("cp.async.wait_group {n};", n = const N, options(nostack)) };
 }
 
+/// `cp.async.wait_group n` for an `n` known after monomorphization (0..=7): folds to one
+/// instruction when `n` is a constant.
+#[inline(always)]
+pub fn cp_async_wait_group_n(n: u32) {
+    match n {
+        0 => cp_async_wait_group::<0>(),
+        1 => cp_async_wait_group::<1>(),
+        2 => cp_async_wait_group::<2>(),
+        3 => cp_async_wait_group::<3>(),
+        4 => cp_async_wait_group::<4>(),
+        5 => cp_async_wait_group::<5>(),
+        6 => cp_async_wait_group::<6>(),
+        _ => cp_async_wait_group::<7>(),
+    }
+}
+
 // ------------------------------------------------------------------------------------------------
 // Warp shuffles ("shfl.sync")
 // ------------------------------------------------------------------------------------------------

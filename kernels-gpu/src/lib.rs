@@ -12,6 +12,8 @@
 #![allow(internal_features)]
 
 pub mod arch;
+pub mod attention;
+pub mod tile;
 pub mod kernels;
 
 #[panic_handler]

@@ -1,0 +1,135 @@
+//! Decode kernel geometry: tile sizes, pipeline depth and the shared-memory plan, derived once
+//! from the head dimension and used by both the host (launch size, workspace) and the device
+//! (offsets).
+//!
+//! See docs/DESIGN.md, "Decode tile flow".
+
+use crate::smem::align_up;
+
+/// Keys per KV tile (one pipeline stage holds one K tile and one V tile).
+pub const KV_TILE_TOKENS: u32 = 64;
+/// Consumer warps: each takes `KV_TILE_TOKENS / CONSUMER_WARPS` keys of every tile.
+pub const CONSUMER_WARPS: u32 = 4;
+/// Producer (load) warps.
+pub const PRODUCER_WARPS: u32 = 1;
+/// Threads per CTA.
+pub const THREADS: u32 = 32 * (CONSUMER_WARPS + PRODUCER_WARPS);
+/// Keys each consumer warp handles per tile (one m16n8k16 k-step of P·V).
+pub const KEYS_PER_WARP: u32 = KV_TILE_TOKENS / CONSUMER_WARPS;
+/// Packed query rows in one m16 MMA tile.
+pub const M_TILE_ROWS: u32 = 16;
+/// Bytes of one 16-byte cp.async chunk.
+pub const CHUNK_BYTES: u32 = 16;
+/// f32 of padding after each row of the warp-merge scratch (spreads fragment stores over banks).
+pub const MERGE_ROW_PAD_F32: u32 = 8;
+
+/// Named barrier "stage `s` is full" (producer arrives, consumers wait): ids 1..=stages.
+pub const fn bar_full(stage: u32) -> u32 {
+    1 + stage
+}
+/// Named barrier "stage `s` is empty" (consumers arrive, producer waits).
+pub const fn bar_empty(stage: u32, stages: u32) -> u32 {
+    1 + stages + stage
+}
+/// Named barrier among the consumer warps only.
+pub const BAR_CONSUMERS: u32 = 15;
+
+/// Geometry of one decode kernel variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecodeGeometry {
+    /// Elements per head row.
+    pub head_dim: u32,
+    /// Bytes per KV element (2 for bf16/f16, 1 for fp8).
+    pub kv_elem_bytes: u32,
+    /// m16 tiles per CTA (packed rows per CTA = 16 * m_tiles).
+    pub m_tiles: u32,
+    /// Pipeline stages.
+    pub stages: u32,
+}
+
+/// Shared-memory byte offsets of the decode kernel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DecodeSmemPlan {
+    /// Bytes of one K (or V) tile.
+    pub kv_tile_bytes: u32,
+    /// Bytes of one stage (K tile then V tile).
+    pub stage_bytes: u32,
+    /// Offset of the Q tile (16-bit elements, `rows x head_dim`, swizzled like K).
+    pub q_offset: u32,
+    /// Offset of the ring of stages.
+    pub ring_offset: u32,
+    /// Total dynamic shared memory.
+    pub total_bytes: u32,
+    /// Bytes needed after the main loop to merge the consumer warps (reuses the ring).
+    pub merge_bytes: u32,
+}
+
+impl DecodeGeometry {
+    /// Packed query rows per CTA.
+    pub const fn rows_per_block(&self) -> u32 {
+        M_TILE_ROWS * self.m_tiles
+    }
+    /// 16-byte chunks in one K/V row.
+    pub const fn chunks_per_row(&self) -> u32 {
+        self.head_dim * self.kv_elem_bytes / CHUNK_BYTES
+    }
+    /// f32 between rows of the merge scratch.
+    pub const fn merge_row_stride_f32(&self) -> u32 {
+        self.head_dim + MERGE_ROW_PAD_F32
+    }
+    /// The shared-memory plan.
+    pub const fn smem(&self) -> DecodeSmemPlan {
+        let kv_tile_bytes = KV_TILE_TOKENS * self.head_dim * self.kv_elem_bytes;
+        let stage_bytes = 2 * kv_tile_bytes;
+        let q_bytes = self.rows_per_block() * self.head_dim * 2;
+        let q_offset = 0;
+        let ring_offset = align_up(q_offset + q_bytes, 128);
+        // Per consumer warp: O (rows x padded head_dim f32) + max and sum per row (2 x rows f32).
+        let merge_bytes = CONSUMER_WARPS * self.rows_per_block() * (self.merge_row_stride_f32() + 2) * 4;
+        let ring_bytes = self.stages * stage_bytes;
+        let after = if ring_bytes > merge_bytes { ring_bytes } else { merge_bytes };
+        DecodeSmemPlan { kv_tile_bytes, stage_bytes, q_offset, ring_offset, total_bytes: ring_offset + after, merge_bytes }
+    }
+}
+
+/// Stages for a head dim and element size: about 96 KiB of ring (two CTAs per SM on Hopper and
+/// Ampere-class 164+ KiB SMs), at least 2 and at most 6 (named barriers: 1 + 2 * stages <= 16).
+pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32) -> u32 {
+    let stage = 2 * KV_TILE_TOKENS * head_dim * kv_elem_bytes;
+    let s = 96 * 1024 / stage;
+    if s < 2 {
+        2
+    } else if s > 6 {
+        6
+    } else {
+        s
+    }
+}
+
+/// The geometry of the variant for (head_dim, kv element bytes, m tiles).
+pub const fn geometry(head_dim: u32, kv_elem_bytes: u32, m_tiles: u32) -> DecodeGeometry {
+    DecodeGeometry { head_dim, kv_elem_bytes, m_tiles, stages: stages_for(head_dim, kv_elem_bytes) }
+}
+
+const _: () = assert!(KV_TILE_TOKENS % (CONSUMER_WARPS * 16) == 0);
+const _: () = assert!(bar_empty(stages_for(64, 2) - 1, stages_for(64, 2)) < BAR_CONSUMERS);
+const _: () = assert!(bar_empty(stages_for(64, 1) - 1, stages_for(64, 1)) < BAR_CONSUMERS);
+const _: () = assert!(geometry(128, 2, 1).smem().total_bytes <= 110 * 1024);
+const _: () = assert!(geometry(256, 2, 1).smem().total_bytes <= 227 * 1024);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn plans() {
+        let g = geometry(128, 2, 1);
+        assert_eq!(g.stages, 3);
+        assert_eq!(g.smem().stage_bytes, 32 * 1024);
+        assert_eq!(g.chunks_per_row(), 16);
+        assert!(g.smem().ring_offset % 128 == 0);
+        let g = geometry(256, 2, 1);
+        assert_eq!(g.stages, 2);
+        let g = geometry(64, 2, 2);
+        assert_eq!(g.rows_per_block(), 32);
+    }
+}

@@ -1,0 +1,487 @@
+//! The paged decode CTA. See docs/DESIGN.md, "Decode tile flow", for the picture.
+//!
+//! One CTA = one [`DecodeWork`]: a block of packed query rows (pack-GQA: row = token * group +
+//! head-in-group) of one (request, kv head) over one KV range. Warp roles:
+//! - producer (warp 4): page-table reads and address generation in transposed order, then
+//!   16-byte `cp.async` gathers of K and V rows into a ring of `STAGES` shared-memory stages;
+//! - consumers (warps 0-3): each takes 16 keys of every 64-key tile: S = Q·Kᵀ and O += P·V with
+//!   `mma.sync m16n8k16`, online softmax in registers; at the end the four warps merge through
+//!   shared memory and write the final output or a split-KV partial.
+//! Stages are handed over with named barriers: `bar_full(s)` (producer arrives after its copies
+//! landed) and `bar_empty(s)` (consumers arrive when done reading).
+
+use super::softmax::{exp_ref, RowMask, ScoreTransform};
+use crate::arch::*;
+use crate::tile::*;
+use ferroflash_contract::decode::*;
+use ferroflash_contract::params::{DecodeParams, DecodeWork, FINAL_OUTPUT, NONE_ADDR};
+use ferroflash_contract::softmax::{LN_2, LOG2_E};
+
+/// Per-CTA scalars read once from the work item and the request tables.
+#[derive(Clone, Copy)]
+struct Block {
+    work: DecodeWork,
+    kv_len: u32,
+    q_len: u32,
+    first_token: u32,
+    first_page_entry: u32,
+    num_tiles: u32,
+    geo: DecodeGeometry,
+    plan: DecodeSmemPlan,
+}
+
+/// Row offset marker for "no row here": the copy becomes a 16-byte zero fill.
+const NO_ROW: u64 = 1 << 63;
+
+#[inline(always)]
+unsafe fn ld_u32(addr: u64, i: u32) -> u32 {
+    // SAFETY: the caller passes an index inside a host-validated table.
+    unsafe { ld_global_nc_u32(Gmem::from_addr(addr).add(i as u64)) }
+}
+
+/// The decode CTA body for 16-bit Q/K/V `E`, head dim `D` (`NT = D / 8` output n-tiles,
+/// `KS = D / 16` k-steps), `MT` m16 tiles of packed rows and `STAGES` pipeline stages.
+///
+/// # Safety
+/// Launched with [`THREADS`] threads and `geometry(D, 2, MT).smem().total_bytes` of dynamic
+/// shared memory over a parameter block validated by the host (every address, page id and
+/// length in range; see `ferroflash::decode`).
+#[inline(always)]
+pub unsafe fn decode_cta<E: Elem16, const D: usize, const NT: usize, const KS: usize, const MT: usize, const STAGES: usize>(p: &DecodeParams) {
+    const { assert!(NT == D / 8 && KS == D / 16 && NT % 2 == 0) };
+    let geo = geometry(D as u32, 2, MT as u32);
+    debug_assert!(geo.stages == STAGES as u32);
+    let num_work = if p.num_work_dev != NONE_ADDR {
+        // SAFETY: host-provided device counter.
+        unsafe { ld_u32(p.num_work_dev, 0) }
+    } else {
+        p.num_work
+    };
+    let wi = block_idx_x();
+    if wi >= num_work {
+        return;
+    }
+    // SAFETY: `wi < num_work`, the length of the work list.
+    let work = unsafe { *(p.work as *const DecodeWork).add(wi as usize) };
+    // SAFETY: request index validated by the planner.
+    let b = unsafe {
+        let q0 = ld_u32(p.q_indptr, work.request);
+        Block {
+            work,
+            kv_len: ld_u32(p.kv_lens, work.request),
+            q_len: ld_u32(p.q_indptr, work.request + 1) - q0,
+            first_token: q0,
+            first_page_entry: ld_u32(p.page_indptr, work.request),
+            num_tiles: (work.kv_end - work.kv_start).div_ceil(KV_TILE_TOKENS),
+            geo,
+            plan: geo.smem(),
+        }
+    };
+    let warp = thread_idx_x() / 32;
+    // SAFETY: forwarded launch contract; the branch is warp-uniform.
+    unsafe {
+        if warp == CONSUMER_WARPS {
+            producer::<D, STAGES>(p, &b);
+        } else {
+            consumer::<E, D, NT, KS, MT, STAGES>(p, &b, warp);
+        }
+    }
+}
+
+/// The load warp. Lane `l` owns rows `l` and `l + 32` of each 64-key tile: it reads their
+/// page-table entries (consecutive tokens across lanes: coalesced) and computes their 64-bit
+/// byte offsets in the pools; the copy loop then broadcasts each row's offset with `shfl` to the
+/// lanes that copy that row's 16-byte chunks, so every warp-wide `cp.async` moves whole rows.
+#[inline(always)]
+unsafe fn producer<const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block) {
+    let lane = lane_id();
+    let cpr = b.geo.chunks_per_row();
+    let rows_per_copy = 32 / cpr;
+    let row_bytes = (D * 2) as u64;
+    let ring = dynamic_smem_base().byte_add::<u8>(b.plan.ring_offset);
+    let tile_offsets = |t: u32| -> [u64; 2] {
+        let mut off = [NO_ROW; 2];
+        let mut h = 0;
+        while h < 2 {
+            let token = b.work.kv_start + t * KV_TILE_TOKENS + lane + 32 * h as u32;
+            if token < b.work.kv_end {
+                // SAFETY: token < kv_len, so its page-table entry exists (validated).
+                let page = unsafe { ld_u32(p.page_indices, b.first_page_entry + token / p.page_size) };
+                let row = page as u64 * p.page_size as u64 + (token % p.page_size) as u64;
+                off[h] = (row * p.kv_heads as u64 + b.work.kv_head as u64) * row_bytes;
+            }
+            h += 1;
+        }
+        off
+    };
+    let mut next = tile_offsets(0);
+    let mut t = 0;
+    while t < b.num_tiles {
+        let s = t % STAGES as u32;
+        // SAFETY: named-barrier protocol of the module doc; 32 producer + 128 consumer threads.
+        unsafe {
+            if t >= STAGES as u32 {
+                bar_sync_named(bar_empty(s, STAGES as u32), THREADS);
+            }
+        }
+        let cur = next;
+        if t + 1 < b.num_tiles {
+            next = tile_offsets(t + 1);
+        }
+        let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr };
+        let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), chunks_per_row: cpr };
+        let (row_in_copy, chunk) = (lane / cpr, lane % cpr);
+        let mut it = 0;
+        while it < KV_TILE_TOKENS / rows_per_copy {
+            let row = it * rows_per_copy + row_in_copy;
+            // The owner of `row` is lane row % 32, in its first or second slot; which slot is
+            // uniform across the warp for a given `it`.
+            let owned = if it * rows_per_copy < 32 { cur[0] } else { cur[1] };
+            // SAFETY: full warp, uniform flow.
+            let off = unsafe {
+                let lo = shfl_sync_idx_b32(owned as u32, row % 32);
+                let hi = shfl_sync_idx_b32((owned >> 32) as u32, row % 32);
+                ((hi as u64) << 32) | lo as u64
+            };
+            let (src_off, bytes) = if off & NO_ROW == 0 { (off + 16 * chunk as u64, 16) } else { (0, 0) };
+            // SAFETY: valid rows point inside the pools (validated page ids); others copy 0 bytes.
+            unsafe {
+                cp_async_cg_16_zfill(k_tile.chunk(row, chunk), Gmem::from_addr(p.k_pool + src_off), bytes);
+                cp_async_cg_16_zfill(v_tile.chunk(row, chunk), Gmem::from_addr(p.v_pool + src_off), bytes);
+            }
+            it += 1;
+        }
+        cp_async_commit_group();
+        // Keep STAGES - 1 tiles in flight; announce the oldest once it has landed.
+        if t + 1 >= STAGES as u32 {
+            cp_async_wait_group_n(STAGES as u32 - 1);
+            // SAFETY: barrier protocol.
+            unsafe { bar_arrive_named(bar_full((t + 1 - STAGES as u32) % STAGES as u32), THREADS) };
+        }
+        t += 1;
+    }
+    cp_async_wait_group::<0>();
+    let mut t = b.num_tiles.saturating_sub(STAGES as u32 - 1);
+    while t < b.num_tiles {
+        // SAFETY: barrier protocol.
+        unsafe { bar_arrive_named(bar_full(t % STAGES as u32), THREADS) };
+        t += 1;
+    }
+}
+
+/// Token index (within the request) of local packed row `lr`, and whether it is a real row.
+#[inline(always)]
+fn row_token(p: &DecodeParams, b: &Block, lr: u32) -> (u32, bool) {
+    let i = (b.work.row_start + lr) / p.group;
+    (i, i < b.q_len)
+}
+
+/// q head of local packed row `lr`.
+#[inline(always)]
+fn row_head(p: &DecodeParams, b: &Block, lr: u32) -> u32 {
+    b.work.kv_head * p.group + (b.work.row_start + lr) % p.group
+}
+
+#[inline(always)]
+unsafe fn consumer<E: Elem16, const D: usize, const NT: usize, const KS: usize, const MT: usize, const STAGES: usize>(
+    p: &DecodeParams,
+    b: &Block,
+    warp: u32,
+) {
+    let tid = thread_idx_x();
+    let lane = lane_id();
+    let quad = Quad::of_lane(lane);
+    let cpr = b.geo.chunks_per_row();
+    let smem = dynamic_smem_base();
+    let s_q = SwizzledTile { base: smem.byte_add(b.plan.q_offset), chunks_per_row: cpr };
+    let ring = smem.byte_add::<u8>(b.plan.ring_offset);
+    let rows = b.geo.rows_per_block();
+
+    // Q tile -> shared memory (rows past the request's tokens are zero).
+    let mut idx = tid;
+    while idx < rows * cpr {
+        let (lr, c) = (idx / cpr, idx % cpr);
+        let (i, real) = row_token(p, b, lr);
+        let v = if real {
+            let elem = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 + 8 * c as u64;
+            // SAFETY: a real row of the validated Q tensor.
+            unsafe { ld_global_nc_v4_u32(Gmem::<u16>::from_addr(p.q).add(elem).byte_add(0)) }
+        } else {
+            [0; 4]
+        };
+        // SAFETY: inside the Q region of the plan.
+        unsafe { st_shared_v4_u32(s_q.chunk(lr, c), v) };
+        idx += CONSUMER_WARPS * 32;
+    }
+    // SAFETY: the 128 consumer threads.
+    unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
+
+    // Q fragments (A operand): matrix mi = lane / 8 of each x4 is (rows +8 if mi odd, k +8 if mi >= 2).
+    let mut qf = [[[0u32; 4]; KS]; MT];
+    let mi = lane / 8;
+    for mt in 0..MT {
+        for kk in 0..KS {
+            let row = 16 * mt as u32 + 8 * (mi % 2) + lane % 8;
+            // SAFETY: full warp; inside the Q tile.
+            qf[mt][kk] = unsafe { ldmatrix_x4_b16(s_q.chunk(row, 2 * kk as u32 + mi / 2)) };
+        }
+    }
+
+    let k_scale = if p.k_scale != NONE_ADDR {
+        // SAFETY: per-kv-head table.
+        f32::from_bits(unsafe { ld_u32(p.k_scale, b.work.kv_head) })
+    } else {
+        1.0
+    };
+    let xf = ScoreTransform { scale: p.score_scale * k_scale, softcap_log2: p.softcap_log2 };
+    // Masks of this thread's rows (g and g + 8 of every m tile).
+    let mut mask = [[RowMask { pos: 0, kv_end: b.work.kv_end as i32, window_left: p.window_left }; 2]; MT];
+    for mt in 0..MT {
+        for h in 0..2 {
+            let (i, real) = row_token(p, b, 16 * mt as u32 + quad.g + 8 * h as u32);
+            let i = if real { i } else { b.q_len.max(1) - 1 };
+            mask[mt][h].pos = b.kv_len as i32 - b.q_len as i32 + i as i32;
+        }
+    }
+    let (first_i, _) = row_token(p, b, 0);
+    let min_pos = b.kv_len as i32 - b.q_len as i32 + first_i as i32;
+    let max_pos = b.kv_len as i32 - 1;
+
+    let mut acc = [[[0f32; 4]; NT]; MT];
+    let mut m_run = [[f32::NEG_INFINITY; 2]; MT];
+    let mut l_run = [[0f32; 2]; MT];
+    let key_base = 16 * warp;
+
+    let mut t = 0;
+    while t < b.num_tiles {
+        let s = t % STAGES as u32;
+        // SAFETY: barrier protocol (module doc).
+        unsafe { bar_sync_named(bar_full(s), THREADS) };
+        let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr };
+        let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), chunks_per_row: cpr };
+
+        // S = Q·Kᵀ over this warp's 16 keys: two n8 tiles per m tile.
+        let mut sc = [[[0f32; 4]; 2]; MT];
+        for kk in 0..KS {
+            let key = key_base + 8 * (mi / 2) + lane % 8;
+            // SAFETY: full warp; inside the stage.
+            let kb = unsafe { ldmatrix_x4_b16(k_tile.chunk(key, 2 * kk as u32 + mi % 2)) };
+            for mt in 0..MT {
+                // SAFETY: full warp.
+                unsafe {
+                    sc[mt][0] = E::mma(qf[mt][kk], [kb[0], kb[1]], sc[mt][0]);
+                    sc[mt][1] = E::mma(qf[mt][kk], [kb[2], kb[3]], sc[mt][1]);
+                }
+            }
+        }
+
+        // Online softmax. Fragment element e of n-tile j: row g + 8 (e / 2), key 8 j + 2 t + e % 2.
+        let tile_key0 = (b.work.kv_start + t * KV_TILE_TOKENS) as i32;
+        let tile_end = tile_key0 + KV_TILE_TOKENS as i32;
+        let needs_mask = tile_end > b.work.kv_end as i32 || tile_end - 1 > min_pos || (p.window_left >= 0 && tile_key0 < max_pos - p.window_left);
+        let mut pf = [[0u32; 4]; MT];
+        for mt in 0..MT {
+            for j in 0..2 {
+                for e in 0..4 {
+                    let key = tile_key0 + (key_base + 8 * j as u32 + 2 * quad.t) as i32 + (e % 2) as i32;
+                    let v = xf.apply(sc[mt][j][e]);
+                    sc[mt][j][e] = if needs_mask && !mask[mt][e / 2].visible(key) { f32::NEG_INFINITY } else { v };
+                }
+            }
+            let mut p_row = [[0f32; 4]; 2];
+            for h in 0..2 {
+                let local = sc[mt][0][2 * h].max(sc[mt][0][2 * h + 1]).max(sc[mt][1][2 * h]).max(sc[mt][1][2 * h + 1]);
+                // SAFETY: full warp.
+                let m_new = m_run[mt][h].max(unsafe { quad_max(local) });
+                let r = exp_ref(m_new);
+                let alpha = ex2_approx_ftz_f32(m_run[mt][h] - r);
+                m_run[mt][h] = m_new;
+                let mut sum = 0.0;
+                for j in 0..2 {
+                    for e in 0..2 {
+                        let pv = ex2_approx_ftz_f32(sc[mt][j][2 * h + e] - r);
+                        p_row[j][2 * h + e] = pv;
+                        sum += pv;
+                    }
+                }
+                l_run[mt][h] = l_run[mt][h] * alpha + sum;
+                for n in 0..NT {
+                    acc[mt][n][2 * h] *= alpha;
+                    acc[mt][n][2 * h + 1] *= alpha;
+                }
+            }
+            // C layout of the two key n-tiles -> A layout of one k16 step.
+            pf[mt] = [
+                E::pack(p_row[0][0], p_row[0][1]),
+                E::pack(p_row[0][2], p_row[0][3]),
+                E::pack(p_row[1][0], p_row[1][1]),
+                E::pack(p_row[1][2], p_row[1][3]),
+            ];
+        }
+
+        // O += P·V: one x4.trans gives the B fragments of two output n-tiles.
+        for np in 0..NT / 2 {
+            let key = key_base + 8 * (mi % 2) + lane % 8;
+            // SAFETY: full warp; inside the stage.
+            let vb = unsafe { ldmatrix_x4_trans_b16(v_tile.chunk(key, 2 * np as u32 + mi / 2)) };
+            for mt in 0..MT {
+                // SAFETY: full warp.
+                unsafe {
+                    acc[mt][2 * np] = E::mma(pf[mt], [vb[0], vb[1]], acc[mt][2 * np]);
+                    acc[mt][2 * np + 1] = E::mma(pf[mt], [vb[2], vb[3]], acc[mt][2 * np + 1]);
+                }
+            }
+        }
+        if t + (STAGES as u32) < b.num_tiles {
+            // SAFETY: barrier protocol.
+            unsafe { bar_arrive_named(bar_empty(s, STAGES as u32), THREADS) };
+        }
+        t += 1;
+    }
+
+    // SAFETY: forwarded.
+    unsafe { merge_and_store::<E, D, NT, MT>(p, b, warp, &acc, &m_run, &l_run) };
+}
+
+/// Merge the four consumer warps' states through shared memory (the ring is free now) and
+/// write the final output (with sinks and LSE) or this split's partial.
+#[inline(always)]
+unsafe fn merge_and_store<E: Elem16, const D: usize, const NT: usize, const MT: usize>(
+    p: &DecodeParams,
+    b: &Block,
+    warp: u32,
+    acc: &[[[f32; 4]; NT]; MT],
+    m_run: &[[f32; 2]; MT],
+    l_run: &[[f32; 2]; MT],
+) {
+    let tid = thread_idx_x();
+    let quad = Quad::of_lane(lane_id());
+    let rows = b.geo.rows_per_block();
+    let stride = b.geo.merge_row_stride_f32();
+    let s_o: Smem<f32> = dynamic_smem_base().byte_add(b.plan.ring_offset);
+    let s_m: Smem<f32> = s_o.add(CONSUMER_WARPS * rows * stride);
+    let s_l: Smem<f32> = s_m.add(CONSUMER_WARPS * rows);
+    // SAFETY: every consumer is done reading the ring before anyone overwrites it.
+    unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
+    for mt in 0..MT {
+        for h in 0..2 {
+            let lr = 16 * mt as u32 + quad.g + 8 * h as u32;
+            let row_o = s_o.add((warp * rows + lr) * stride);
+            for n in 0..NT {
+                let d = 8 * n as u32 + 2 * quad.t;
+                // SAFETY: inside the merge scratch of the plan.
+                unsafe {
+                    st_shared_u32(row_o.add(d).byte_add(0), acc[mt][n][2 * h].to_bits());
+                    st_shared_u32(row_o.add(d + 1).byte_add(0), acc[mt][n][2 * h + 1].to_bits());
+                }
+            }
+            // SAFETY: full warp; then one lane per quad stores.
+            let l = unsafe { quad_sum(l_run[mt][h]) };
+            if quad.t == 0 {
+                // SAFETY: inside the scratch.
+                unsafe {
+                    st_shared_u32(s_m.add(warp * rows + lr).byte_add(0), m_run[mt][h].to_bits());
+                    st_shared_u32(s_l.add(warp * rows + lr).byte_add(0), l.to_bits());
+                }
+            }
+        }
+    }
+    // SAFETY: consumers only.
+    unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
+
+    let final_out = b.work.partial_slot == FINAL_OUTPUT;
+    let v_scale = if p.v_scale != NONE_ADDR {
+        // SAFETY: per-kv-head table.
+        f32::from_bits(unsafe { ld_u32(p.v_scale, b.work.kv_head) })
+    } else {
+        1.0
+    };
+    // Pass 1, one thread per row: merged max and sum (plus the sink on the final output); each
+    // warp's weight overwrites its max; the row's LSE is stored.
+    if tid < rows {
+        let lr = tid;
+        let mut m = f32::NEG_INFINITY;
+        for w in 0..CONSUMER_WARPS {
+            // SAFETY: inside the scratch.
+            m = m.max(f32::from_bits(unsafe { ld_shared_u32(s_m.add(w * rows + lr).byte_add(0)) }));
+        }
+        let sink = if final_out && p.sinks != NONE_ADDR {
+            // SAFETY: per-q-head table.
+            f32::from_bits(unsafe { ld_u32(p.sinks, row_head(p, b, lr)) }) * LOG2_E
+        } else {
+            f32::NEG_INFINITY
+        };
+        m = m.max(sink);
+        let r = exp_ref(m);
+        let mut l = ex2_approx_ftz_f32(sink - r);
+        let mut wts = [0f32; CONSUMER_WARPS as usize];
+        for w in 0..CONSUMER_WARPS {
+            // SAFETY: inside the scratch.
+            let (mw, lw) = unsafe {
+                (f32::from_bits(ld_shared_u32(s_m.add(w * rows + lr).byte_add(0))), f32::from_bits(ld_shared_u32(s_l.add(w * rows + lr).byte_add(0))))
+            };
+            wts[w as usize] = ex2_approx_ftz_f32(mw - r);
+            l += lw * wts[w as usize];
+        }
+        let inv = if l > 0.0 { v_scale / l } else { 0.0 };
+        for w in 0..CONSUMER_WARPS {
+            // SAFETY: inside the scratch.
+            unsafe { st_shared_u32(s_m.add(w * rows + lr).byte_add(0), (wts[w as usize] * inv).to_bits()) };
+        }
+        let lse_log2 = if l > 0.0 { m + lg2_approx_ftz_f32(l) } else { f32::NEG_INFINITY };
+        let (i, real) = row_token(p, b, lr);
+        if real {
+            if final_out {
+                if p.lse != NONE_ADDR {
+                    let at = (b.first_token + i) * p.q_heads + row_head(p, b, lr);
+                    // SAFETY: a real row of the validated LSE tensor.
+                    unsafe { *Gmem::<f32>::from_addr(p.lse).add(at as u64).ptr() = lse_log2 * LN_2 };
+                }
+            } else {
+                let at = b.work.partial_slot * p.rows_per_block + lr;
+                // SAFETY: slot inside the planner's workspace.
+                unsafe { *Gmem::<f32>::from_addr(p.partial_lse).add(at as u64).ptr() = lse_log2 };
+            }
+        }
+    }
+    // SAFETY: consumers only.
+    unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
+
+    // Pass 2: 8 output elements per thread per step.
+    let mut idx = tid;
+    while idx < rows * (D as u32 / 8) {
+        let (lr, d) = (idx / (D as u32 / 8), 8 * (idx % (D as u32 / 8)));
+        let (i, real) = row_token(p, b, lr);
+        if real {
+            let mut o = [0f32; 8];
+            for w in 0..CONSUMER_WARPS {
+                // SAFETY: inside the scratch.
+                unsafe {
+                    let wt = f32::from_bits(ld_shared_u32(s_m.add(w * rows + lr).byte_add(0)));
+                    let base = s_o.add((w * rows + lr) * stride + d);
+                    let x = ld_shared_v4_u32(base.byte_add(0));
+                    let y = ld_shared_v4_u32(base.add(4).byte_add(0));
+                    for k in 0..4 {
+                        o[k] += wt * f32::from_bits(x[k]);
+                        o[4 + k] += wt * f32::from_bits(y[k]);
+                    }
+                }
+            }
+            if final_out {
+                let at = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 + d as u64;
+                let v = [E::pack(o[0], o[1]), E::pack(o[2], o[3]), E::pack(o[4], o[5]), E::pack(o[6], o[7])];
+                // SAFETY: a real row of the validated output; 16-byte aligned (D % 8 == 0).
+                unsafe { st_global_v4_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
+            } else {
+                let at = (b.work.partial_slot * p.rows_per_block + lr) as u64 * D as u64 + d as u64;
+                let g = Gmem::<f32>::from_addr(p.partial_o).add(at);
+                // SAFETY: slot inside the workspace; 16-byte aligned.
+                unsafe {
+                    st_global_v4_u32(g.byte_add(0), [o[0].to_bits(), o[1].to_bits(), o[2].to_bits(), o[3].to_bits()]);
+                    st_global_v4_u32(g.add(4).byte_add(0), [o[4].to_bits(), o[5].to_bits(), o[6].to_bits(), o[7].to_bits()]);
+                }
+            }
+        }
+        idx += CONSUMER_WARPS * 32;
+    }
+}

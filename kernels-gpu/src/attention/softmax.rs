@@ -1,0 +1,51 @@
+//! Score transform and masks shared by the decode consumers.
+
+use crate::arch::*;
+
+/// How raw `q·k` becomes a base-2 logit.
+#[derive(Clone, Copy)]
+pub struct ScoreTransform {
+    /// Multiplies `q·k` (includes `log2(e)`, or `1 / softcap` when capping).
+    pub scale: f32,
+    /// `softcap * log2(e)`, or 0 when there is no softcap.
+    pub softcap_log2: f32,
+}
+
+impl ScoreTransform {
+    /// Base-2 logit of a raw dot product.
+    #[inline(always)]
+    pub fn apply(&self, qk: f32) -> f32 {
+        if self.softcap_log2 != 0.0 {
+            self.softcap_log2 * tanh_approx_f32(qk * self.scale)
+        } else {
+            qk * self.scale
+        }
+    }
+}
+
+/// Which keys one query row sees: `key < kv_end`, `key <= pos`, and with a window
+/// `key >= pos - window_left` (bottom-right aligned causal mask among the new tokens).
+#[derive(Clone, Copy)]
+pub struct RowMask {
+    pub pos: i32,
+    pub kv_end: i32,
+    pub window_left: i32,
+}
+
+impl RowMask {
+    #[inline(always)]
+    pub fn visible(&self, key: i32) -> bool {
+        key < self.kv_end && key <= self.pos && (self.window_left < 0 || key >= self.pos - self.window_left)
+    }
+}
+
+/// The reference point for `exp2`: the running max, or 0 while the row has seen no key (so
+/// `exp2(-inf - ref)` is 0, never NaN).
+#[inline(always)]
+pub fn exp_ref(max_log2: f32) -> f32 {
+    if max_log2 == f32::NEG_INFINITY {
+        0.0
+    } else {
+        max_log2
+    }
+}
