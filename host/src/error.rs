@@ -24,6 +24,42 @@ pub enum Error {
     /// A shape or option is invalid.
     #[error("invalid argument `{name}`: {why}")]
     InvalidArgument { name: &'static str, why: String },
+    /// The batch has no request.
+    #[error("empty batch: at least one request is needed")]
+    EmptyBatch,
+    /// Head dimension without a kernel.
+    #[error("unsupported head_dim {0}: supported are 64, 128, 256")]
+    UnsupportedHeadDim(u32),
+    /// q_heads is not a positive multiple of kv_heads.
+    #[error("q_heads {q_heads} is not a positive multiple of kv_heads {kv_heads}")]
+    HeadRatio { q_heads: u32, kv_heads: u32 },
+    /// A request has 0 or more than 16 new tokens.
+    #[error("request {request} has {q_len} new tokens; 1..=16 are supported")]
+    NewTokens { request: usize, q_len: u32 },
+    /// A page id is not below the pool's page count.
+    #[error("request {request}: page id {page} at page-table entry {entry} is out of range (pool has {num_pages} pages)")]
+    PageIdOutOfRange { request: usize, entry: usize, page: u32, num_pages: u32 },
+    /// A request's KV length needs more pages than its page-table row gives.
+    #[error("request {request}: kv_len {kv_len} needs {need} pages of {page_size}, page table gives {given}")]
+    KvLenExceedsPages { request: usize, kv_len: u32, page_size: u32, need: u32, given: u32 },
+    /// A CSR offset array is malformed.
+    #[error("`{name}` malformed: {why}")]
+    BadIndptr { name: &'static str, why: String },
+    /// A tensor's element count does not match the shape.
+    #[error("tensor `{name}` has {got} elements, expected {expected}")]
+    ShapeMismatch { name: &'static str, got: usize, expected: usize },
+    /// A tensor's element type does not match the configured dtype.
+    #[error("tensor `{name}` has {got_bytes}-byte elements, the config's dtype needs {need_bytes}")]
+    DtypeMismatch { name: &'static str, got_bytes: usize, need_bytes: usize },
+    /// A device address is not aligned as the kernels need.
+    #[error("tensor `{name}` at {addr:#x} is not {align}-byte aligned")]
+    Misaligned { name: &'static str, addr: u64, align: u64 },
+    /// A tensor lives in another CUDA context (another device).
+    #[error("tensor `{name}` belongs to another device/context than the plan's")]
+    WrongDevice { name: &'static str },
+    /// The workspace is smaller than the plan needs.
+    #[error("workspace too small: {got} bytes, plan needs {need}")]
+    WorkspaceTooSmall { got: usize, need: usize },
     /// A CUDA driver call failed.
     #[error("CUDA driver error in {op}: {msg}")]
     Driver { op: &'static str, msg: String },

@@ -83,3 +83,45 @@ pub(crate) fn run_selftest(dev: &Device, spec: &crate::selftest::SelfTestSpec, i
     stream.synchronize().map_err(Error::driver("selftest launch"))?;
     stream.clone_dtoh(&g_out).map_err(Error::driver("selftest readback"))
 }
+
+// SAFETY: `DecodeParams` is `#[repr(C)]` in the contract and the decode kernels take it.
+unsafe impl KernelParams for ferroflash_contract::params::DecodeParams {}
+
+/// Load `kernel`, raise its dynamic shared-memory limit to `smem_bytes`, and return how many
+/// CTAs of `threads` threads fit on one SM (the planner's `ctas_per_sm`).
+pub(crate) fn prepare(dev: &Device, kernel: &'static str, threads: u32, smem_bytes: u32) -> Result<u32> {
+    let func = dev.function(kernel)?;
+    if smem_bytes > dev.caps().max_smem_per_block_optin_bytes {
+        return Err(Error::InvalidArgument { name: "shared memory", why: format!("{kernel} needs {smem_bytes} B, device allows {}", dev.caps().max_smem_per_block_optin_bytes) });
+    }
+    func.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem_bytes as i32)
+        .map_err(Error::driver("cuFuncSetAttribute"))?;
+    let n = func.occupancy_max_active_blocks_per_multiprocessor(threads, smem_bytes as usize, None).map_err(Error::driver("occupancy"))?;
+    Ok(n.max(1))
+}
+
+/// Launch the decode kernel and, when the plan split a request, the combine kernel after it.
+///
+/// Establishing validity is the caller's job inside this crate: `ferroflash::decode` builds `p`
+/// only from validated tables and tensors, and `run_raw`'s caller vouches for raw addresses.
+pub(crate) fn decode(
+    dev: &Device,
+    kernel: &'static str,
+    dims: LaunchDims,
+    combine_kernel: &'static str,
+    combine: Option<LaunchDims>,
+    stream: CUstream,
+    p: &ferroflash_contract::params::DecodeParams,
+) -> Result<()> {
+    let f = dev.function(kernel)?;
+    if dims.grid.0 > 0 {
+        // SAFETY: see the function doc: `p` was built from validated inputs.
+        unsafe { launch_raw(dev, &f, dims, stream, p)? };
+    }
+    if let Some(cd) = combine {
+        let fc = dev.function(combine_kernel)?;
+        // SAFETY: as above; the decode launch before it on the same stream fills the workspace.
+        unsafe { launch_raw(dev, &fc, cd, stream, p)? };
+    }
+    Ok(())
+}

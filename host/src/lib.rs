@@ -7,13 +7,16 @@
 //! Layers: [`module`] (embedded PTX, chosen by compute capability) and [`device`] (capabilities,
 //! stream) feed `launch` (the only `unsafe` in this crate).
 
+pub mod decode;
 pub mod device;
 pub mod error;
 mod launch;
 pub mod module;
+pub mod plan;
 #[doc(hidden)]
 pub mod selftest;
 
+pub use decode::{BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Dtype16, RawTensors, Splits};
 pub use device::{driver_present, Device, DeviceCaps};
 pub use error::{Error, Result};
 pub use launch::LaunchDims;

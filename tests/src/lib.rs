@@ -3,6 +3,7 @@
 //! The same cases run from `cargo test` (the `gpu` test, which skips visibly without a GPU) and
 //! from the `gpu-tests` binary in the GPU bundle (`cargo xtask bundle`).
 
+pub mod decode;
 pub mod primitives;
 
 use ferroflash::{Device, Error};
@@ -26,7 +27,9 @@ pub struct Case {
 
 /// Every case of the suite, in run order.
 pub fn all_cases() -> Vec<Case> {
-    primitives::cases()
+    let mut v = primitives::cases();
+    v.extend(decode::cases());
+    v
 }
 
 /// Tally of a run.

@@ -1,0 +1,211 @@
+//! The decode planner: pure Rust, no CUDA types. From per-request lengths, head counts and the
+//! device's parallelism it chooses the kernel variant, how many KV splits each request gets,
+//! and emits the work list (one entry per CTA), the merge list (one entry per output block that
+//! was split) and the size of the split-KV workspace.
+//!
+//! # Heuristic (See Note [split heuristic] in docs/DESIGN.md)
+//!
+//! Decode is bound by HBM bandwidth, so the goal is to keep every SM streaming K/V. A CTA
+//! covers one (request, kv head, block of packed query rows); without splitting there are
+//! `base = Σ_r kv_heads * row_blocks_r` of them. When `base` already fills one wave
+//! (`sm_count * ctas_per_sm` resident CTAs), splitting only adds combine work: no split.
+//! Otherwise every request's KV range is cut into chunks of `c` tiles (64 keys each), the same
+//! `c` for all requests so that CTAs take about equal time, with `c` the smallest chunk for which
+//! the CTA count stays within one wave. A chunk is never under [`MIN_TILES_PER_SPLIT`] tiles, so a
+//! split always streams enough to amortise its prologue, epilogue and combine.
+//! `Splits::Fixed(n)` overrides the automatic choice (each request in `n` near-equal chunks).
+
+use ferroflash_contract::decode::{KV_TILE_TOKENS, M_TILE_ROWS};
+use ferroflash_contract::params::{DecodeWork, MergeWork, FINAL_OUTPUT};
+
+/// The smallest split, in 64-key tiles (see the module doc).
+pub const MIN_TILES_PER_SPLIT: u32 = 4;
+
+/// How many KV splits to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Splits {
+    /// Planner's choice (module doc).
+    #[default]
+    Auto,
+    /// At most `n` splits per request (requests shorter than `n` tiles get fewer).
+    Fixed(u32),
+}
+
+/// What the planner needs to know. No CUDA types.
+#[derive(Clone, Debug)]
+pub struct PlanInput<'a> {
+    /// New tokens per request (1..=16).
+    pub q_lens: &'a [u32],
+    /// KV length per request (new tokens included).
+    pub kv_lens: &'a [u32],
+    pub q_heads: u32,
+    pub kv_heads: u32,
+    pub head_dim: u32,
+    /// Streaming multiprocessors.
+    pub sm_count: u32,
+    /// Resident decode CTAs per SM (from the occupancy calculator).
+    pub ctas_per_sm: u32,
+    pub splits: Splits,
+}
+
+/// The plan: which variant, and what every CTA does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// m16 tiles per CTA of the chosen variant (packed rows per CTA = 16 * m_tiles).
+    pub m_tiles: u32,
+    /// One entry per decode CTA, longest first.
+    pub work: Vec<DecodeWork>,
+    /// One entry per split output block.
+    pub merge: Vec<MergeWork>,
+    /// Partial slots in the workspace.
+    pub num_slots: u32,
+}
+
+impl Plan {
+    /// Packed query rows per CTA.
+    pub fn rows_per_block(&self) -> u32 {
+        M_TILE_ROWS * self.m_tiles
+    }
+    /// f32 elements of partial O in the workspace.
+    pub fn partial_o_elems(&self, head_dim: u32) -> usize {
+        self.num_slots as usize * self.rows_per_block() as usize * head_dim as usize
+    }
+    /// f32 elements of partial LSE in the workspace.
+    pub fn partial_lse_elems(&self) -> usize {
+        self.num_slots as usize * self.rows_per_block() as usize
+    }
+}
+
+/// m16 tiles per CTA: two when a (request, kv head) has more than 16 packed rows and the
+/// accumulators fit (head_dim <= 128), else one.
+pub fn m_tiles_for(max_rows: u32, head_dim: u32) -> u32 {
+    if max_rows > M_TILE_ROWS && head_dim <= 128 {
+        2
+    } else {
+        1
+    }
+}
+
+/// Plan a batch. Inputs are assumed validated (equal lengths, heads divisible).
+pub fn plan(inp: &PlanInput) -> Plan {
+    let group = inp.q_heads / inp.kv_heads;
+    let max_rows = inp.q_lens.iter().map(|&q| q * group).max().unwrap_or(0);
+    let m_tiles = m_tiles_for(max_rows, inp.head_dim);
+    let rows_per_block = M_TILE_ROWS * m_tiles;
+    let row_blocks = |r: usize| (inp.q_lens[r] * group).div_ceil(rows_per_block);
+    let tiles = |r: usize| inp.kv_lens[r].div_ceil(KV_TILE_TOKENS);
+    let n = inp.kv_lens.len();
+    let wave = (inp.sm_count * inp.ctas_per_sm).max(1) as u64;
+    let ctas_with_chunk = |c: u32| -> u64 {
+        (0..n).map(|r| inp.kv_heads as u64 * row_blocks(r) as u64 * tiles(r).div_ceil(c).max(1) as u64).sum()
+    };
+    let max_tiles = (0..n).map(tiles).max().unwrap_or(0).max(1);
+    // Chunk size in tiles per request: u32::MAX means "no split".
+    let chunk_of = |r: usize| -> u32 {
+        match inp.splits {
+            Splits::Fixed(k) => tiles(r).div_ceil(k.max(1)).max(1),
+            Splits::Auto => {
+                if ctas_with_chunk(max_tiles) >= wave {
+                    max_tiles
+                } else {
+                    // Smallest chunk >= MIN_TILES_PER_SPLIT whose CTA count fits one wave
+                    // (ctas_with_chunk is non-increasing in c).
+                    let (mut lo, mut hi) = (MIN_TILES_PER_SPLIT.min(max_tiles), max_tiles);
+                    while lo < hi {
+                        let mid = lo + (hi - lo) / 2;
+                        if ctas_with_chunk(mid) <= wave {
+                            hi = mid;
+                        } else {
+                            lo = mid + 1;
+                        }
+                    }
+                    lo
+                }
+            }
+        }
+    };
+    let mut work = Vec::new();
+    let mut merge = Vec::new();
+    let mut slot = 0u32;
+    for r in 0..n {
+        let chunk_tokens = chunk_of(r).saturating_mul(KV_TILE_TOKENS);
+        let kv_len = inp.kv_lens[r];
+        let splits = if kv_len == 0 { 1 } else { kv_len.div_ceil(chunk_tokens) };
+        for kvh in 0..inp.kv_heads {
+            for rb in 0..row_blocks(r) {
+                let row_start = rb * rows_per_block;
+                if splits == 1 {
+                    work.push(DecodeWork { request: r as u32, kv_head: kvh, row_start, kv_start: 0, kv_end: kv_len, partial_slot: FINAL_OUTPUT });
+                } else {
+                    merge.push(MergeWork { request: r as u32, kv_head: kvh, row_start, first_slot: slot, num_splits: splits, _pad: 0 });
+                    for s in 0..splits {
+                        let kv_start = s * chunk_tokens;
+                        let kv_end = (kv_start + chunk_tokens).min(kv_len);
+                        work.push(DecodeWork { request: r as u32, kv_head: kvh, row_start, kv_start, kv_end, partial_slot: slot });
+                        slot += 1;
+                    }
+                }
+            }
+        }
+    }
+    // Longest ranges first, so the last wave holds the short ones (stable: deterministic).
+    work.sort_by_key(|w| std::cmp::Reverse(w.kv_end - w.kv_start));
+    Plan { m_tiles, work, merge, num_slots: slot }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn inp<'a>(q: &'a [u32], kv: &'a [u32], qh: u32, kvh: u32) -> PlanInput<'a> {
+        PlanInput { q_lens: q, kv_lens: kv, q_heads: qh, kv_heads: kvh, head_dim: 128, sm_count: 132, ctas_per_sm: 2, splits: Splits::Auto }
+    }
+
+    #[test]
+    fn w2_splits_to_fill_a_wave() {
+        let p = plan(&inp(&[1; 8], &[8192; 8], 32, 8));
+        assert_eq!(p.work.len(), 256);
+        assert_eq!(p.merge.len(), 64);
+        assert!(p.merge.iter().all(|m| m.num_splits == 4));
+    }
+
+    #[test]
+    fn w3_does_not_split() {
+        let p = plan(&inp(&[1; 64], &[4096; 64], 32, 8));
+        assert_eq!(p.work.len(), 512);
+        assert!(p.merge.is_empty());
+        assert_eq!(p.num_slots, 0);
+    }
+
+    #[test]
+    fn w1_splits_long_single_request() {
+        let p = plan(&inp(&[1], &[32768], 32, 8));
+        assert!(p.work.len() <= 264 && p.work.len() >= 200, "{}", p.work.len());
+    }
+
+    #[test]
+    fn coverage_exactly_once() {
+        let q = [1, 4, 16, 2, 1];
+        let kv = [0, 97, 5000, 1, 45000];
+        for splits in [Splits::Auto, Splits::Fixed(1), Splits::Fixed(3), Splits::Fixed(64)] {
+            let mut i = inp(&q, &kv, 12, 1);
+            i.splits = splits;
+            let p = plan(&i);
+            let rpb = p.rows_per_block();
+            for r in 0..q.len() {
+                let rows = q[r] * 12;
+                let mut blocks: Vec<_> = p.work.iter().filter(|w| w.request == r as u32).collect();
+                blocks.sort_by_key(|w| (w.row_start, w.kv_start));
+                for rb in 0..rows.div_ceil(rpb) {
+                    let ranges: Vec<_> = blocks.iter().filter(|w| w.row_start == rb * rpb).map(|w| (w.kv_start, w.kv_end)).collect();
+                    assert_eq!(ranges.first().unwrap().0, 0);
+                    assert_eq!(ranges.last().unwrap().1, kv[r]);
+                    for pair in ranges.windows(2) {
+                        assert_eq!(pair[0].1, pair[1].0);
+                        assert!(pair[0].0 < pair[0].1);
+                    }
+                }
+            }
+        }
+    }
+}

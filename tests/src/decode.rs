@@ -1,0 +1,195 @@
+//! Paged decode against the float64 reference: sweeps of page size, head ratio, new tokens,
+//! head dim and awkward lengths; NaN-poisoned outputs; shuffled page tables with spare pages;
+//! every case run twice and required bitwise equal (a moving result is a race).
+
+use crate::{Case, CaseResult, Outcome};
+use ferroflash::{BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Device, Dtype16, Splits};
+use ferroflash_reference::check::{compare, tolerance_for};
+use ferroflash_reference::gen::{generate, GenOptions, ScaleMode};
+use ferroflash_reference::{reference_f64, reference_matched, DType, Inputs, Problem, Storage};
+
+/// One decode test configuration.
+#[derive(Clone, Debug)]
+pub struct DecodeCase {
+    pub head_dim: usize,
+    pub page_size: usize,
+    pub kv_heads: usize,
+    pub group: usize,
+    pub q_len: u32,
+    pub kv_lens: Vec<u32>,
+    pub dtype: DType,
+    pub softcap: Option<f32>,
+    pub window_left: Option<u32>,
+    pub sinks: bool,
+    pub per_head_scales: bool,
+    pub scale: f32,
+    pub splits: Splits,
+    pub seed: u64,
+}
+
+/// The awkward lengths of the house style for page size `page`.
+pub fn awkward_lens(page: u32) -> Vec<u32> {
+    let mut v = vec![0, 1, page.saturating_sub(1).max(1), page, page + 1, 54, 97, 4096];
+    v.dedup();
+    v
+}
+
+fn u16_bits(s: &Storage) -> &[u16] {
+    match s {
+        Storage::U16(v) => v,
+        Storage::U8(_) => panic!("16-bit case with fp8 storage"),
+    }
+}
+
+/// Run one case: plan, run twice, compare with the reference. Returns a one-line summary.
+pub fn run_case(dev: &Device, c: &DecodeCase) -> Result<String, String> {
+    let problem = Problem {
+        q_heads: c.kv_heads * c.group,
+        kv_heads: c.kv_heads,
+        head_dim: c.head_dim,
+        page_size: c.page_size,
+        q_lens: vec![c.q_len; c.kv_lens.len()],
+        kv_lens: c.kv_lens.clone(),
+        sm_scale: 1.0 / (c.head_dim as f32).sqrt(),
+        softcap: c.softcap,
+        window_left: c.window_left,
+        q_dtype: c.dtype,
+        kv_dtype: c.dtype,
+    };
+    let opts = GenOptions {
+        seed: c.seed,
+        spare_pages: 5,
+        scale: c.scale,
+        sinks: c.sinks,
+        kv_scale_mode: if c.per_head_scales { ScaleMode::PerHead } else { ScaleMode::PerTensor },
+    };
+    let x: Inputs = generate(&problem, &opts);
+    let dtype = if c.dtype == DType::F16 { Dtype16::F16 } else { Dtype16::Bf16 };
+    let mut cfg = DecodeConfig::new(problem.q_heads as u32, c.kv_heads as u32, c.head_dim as u32, c.page_size as u32, x.num_pages as u32, dtype);
+    cfg.softcap = c.softcap;
+    cfg.window_left = c.window_left;
+    cfg.splits = c.splits;
+    cfg.sm_scale = Some(problem.sm_scale);
+    let q_indptr = problem.q_indptr();
+    let plan = DecodePlan::new(dev, &cfg, &BatchTables { q_indptr: &q_indptr, kv_lens: &c.kv_lens, page_indptr: &x.page_indptr, page_indices: &x.page_indices })
+        .map_err(|e| format!("plan: {e}"))?;
+    let s = dev.stream();
+    let up16 = |v: &[u16]| s.clone_htod(v).map_err(|e| format!("upload: {e:?}"));
+    let upf = |v: &[f32]| s.clone_htod(v).map_err(|e| format!("upload: {e:?}"));
+    let g_q = up16(u16_bits(&x.q_bits))?;
+    let g_k = up16(u16_bits(&x.k_bits))?;
+    let g_v = up16(u16_bits(&x.v_bits))?;
+    let g_sinks = match &x.sinks {
+        Some(v) => Some(upf(v)?),
+        None => None,
+    };
+    let g_ks = upf(&x.k_scale)?;
+    let g_vs = upf(&x.v_scale)?;
+    let n_o = problem.total_tokens() * problem.q_heads * c.head_dim;
+    let n_lse = problem.total_tokens() * problem.q_heads;
+    let mut outs = Vec::new();
+    for _ in 0..2 {
+        // NaN-poisoned outputs (0x7fc0 is NaN in bf16 and f16): an element the kernel forgets to write fails the NaN parity check.
+        let mut g_o = up16(&vec![0x7fc0u16; n_o])?;
+        let mut g_lse = upf(&vec![f32::NAN; n_lse])?;
+        plan.run(
+            dev,
+            DecodeTensors {
+                q: &g_q,
+                k_pool: &g_k,
+                v_pool: &g_v,
+                o: &mut g_o,
+                lse: Some(&mut g_lse),
+                sinks: g_sinks.as_ref(),
+                k_scale: c.per_head_scales.then_some(&g_ks),
+                v_scale: c.per_head_scales.then_some(&g_vs),
+            },
+        )
+        .map_err(|e| format!("run: {e}"))?;
+        s.synchronize().map_err(|e| format!("kernel: {e:?}"))?;
+        let o: Vec<u16> = s.clone_dtoh(&g_o).map_err(|e| format!("{e:?}"))?;
+        let lse: Vec<f32> = s.clone_dtoh(&g_lse).map_err(|e| format!("{e:?}"))?;
+        outs.push((o, lse));
+    }
+    if outs[0].0 != outs[1].0 || outs[0].1.iter().map(|x| x.to_bits()).ne(outs[1].1.iter().map(|x| x.to_bits())) {
+        return Err("two runs of the same plan differ bitwise (race?)".into());
+    }
+    let (o_bits, lse) = &outs[0];
+    let o: Vec<f32> = o_bits.iter().map(|&b| if dtype == Dtype16::F16 { half::f16::from_bits(b).to_f32() } else { half::bf16::from_bits(b).to_f32() }).collect();
+    let reference = reference_f64(&problem, &x);
+    let matched = reference_matched(&problem, &x, c.dtype);
+    let report = compare(&o, lse, &reference, &matched, tolerance_for(c.dtype, c.dtype)).map_err(|e| format!("{e} [seed {}]", c.seed))?;
+    Ok(format!("{report}; {} CTAs, {} merges, {}", plan.plan().work.len(), plan.plan().merge.len(), plan.kernel()))
+}
+
+fn case_result(dev: &Device, c: &DecodeCase) -> CaseResult {
+    run_case(dev, c).map(|_| Outcome::Pass).map_err(|e| format!("{e}\n    case: {c:?}"))
+}
+
+/// The sweep: every (head dim, page size, ratio) with new-token counts, dtypes, options and
+/// input scales cycling, each over a ragged batch of the awkward lengths.
+pub fn sweep() -> Vec<DecodeCase> {
+    let mut v = Vec::new();
+    let mut i = 0u64;
+    for head_dim in [64, 128, 256] {
+        for page in [1u32, 3, 16, 64] {
+            for group in [1, 4, 8, 12] {
+                let q_len = [1, 4, 16][(i % 3) as usize];
+                v.push(DecodeCase {
+                    head_dim,
+                    page_size: page as usize,
+                    kv_heads: 2,
+                    group,
+                    q_len,
+                    kv_lens: awkward_lens(page),
+                    dtype: if i % 2 == 0 { DType::Bf16 } else { DType::F16 },
+                    softcap: (i % 5 == 1).then_some(30.0),
+                    window_left: (i % 7 == 3).then_some(40),
+                    sinks: i % 4 == 2,
+                    per_head_scales: i % 6 == 5,
+                    scale: [0.5, 1.0, 3.0, 8.0][(i % 4) as usize],
+                    splits: [Splits::Auto, Splits::Fixed(1), Splits::Fixed(3), Splits::Auto][(i % 4) as usize],
+                    seed: 1000 + i,
+                });
+                i += 1;
+            }
+        }
+    }
+    v
+}
+
+/// Named cases for the suite.
+pub fn cases() -> Vec<Case> {
+    vec![
+        Case { name: "decode/sweep_dims_pages_ratios_tokens", run: |d| {
+            for c in sweep() {
+                case_result(d, &c)?;
+            }
+            Ok(Outcome::Pass)
+        } },
+        Case { name: "decode/splits1_equals_splitsn", run: splits_agree },
+        Case { name: "decode/empty_requests_zero_and_neg_inf", run: empty_requests },
+    ]
+}
+
+fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32>) -> DecodeCase {
+    DecodeCase { head_dim, page_size: page, kv_heads: 8, group, q_len, kv_lens, dtype: DType::Bf16, softcap: None, window_left: None, sinks: false, per_head_scales: false, scale: 1.0, splits: Splits::Auto, seed: 7 }
+}
+
+fn splits_agree(d: &Device) -> CaseResult {
+    for splits in [Splits::Fixed(1), Splits::Fixed(2), Splits::Fixed(7), Splits::Auto] {
+        let mut c = base(128, 16, 4, 1, vec![3000, 17, 0, 1200]);
+        c.splits = splits;
+        case_result(d, &c)?;
+    }
+    Ok(Outcome::Pass)
+}
+
+fn empty_requests(d: &Device) -> CaseResult {
+    for sinks in [false, true] {
+        let mut c = base(128, 16, 4, 4, vec![0, 0, 5]);
+        c.sinks = sinks;
+        case_result(d, &c)?;
+    }
+    Ok(Outcome::Pass)
+}
