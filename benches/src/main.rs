@@ -1,6 +1,72 @@
+//! `ferroflash`: decode demo, benchmark and check.
+//!
+//! - `ferroflash bench [--workloads W1,W2] [--workload-file F] [--jsonl PATH] [--env-json PATH]`
+//!   times the decode kernels on the workloads (W1-W6 built in) and prints a table; on a machine
+//!   without a GPU it runs the CPU reference on a reduced workload instead and says so.
+//! - `ferroflash check [...]` checks the kernels on the workloads against the float64 CPU
+//!   reference (a sample of requests), without timing.
+
+mod gpu;
+mod workloads;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "ferroflash", about = "ferroflash decode attention: benchmark and check")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(clap::Args, Clone)]
+pub struct Common {
+    /// Comma-separated workload names (full, or the part before the first `-`).
+    #[arg(long)]
+    workloads: Option<String>,
+    /// Workload file in the format of shared/bench/workloads.toml (default: built-in W1-W6).
+    #[arg(long)]
+    workload_file: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Time the decode kernels (CPU reference fallback without a GPU).
+    Bench {
+        #[command(flatten)]
+        common: Common,
+        /// Append one JSON object per measurement (peers' schema) to this file.
+        #[arg(long)]
+        jsonl: Option<String>,
+        /// Ceilings from the peers' env.json (default: $OUT/env.json if it exists).
+        #[arg(long)]
+        env_json: Option<String>,
+        /// Rotated KV working set per case, GiB (> 2x L2 so L2 never holds it).
+        #[arg(long, default_value_t = 2.0)]
+        rot_gib: f64,
+    },
+    /// Check the kernels on the workloads against the CPU reference.
+    Check {
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+fn load(c: &Common) -> Result<Vec<workloads::Spec>, String> {
+    let text = match &c.workload_file {
+        Some(f) => std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"))?,
+        None => workloads::BUILTIN.to_string(),
+    };
+    workloads::select(workloads::parse(&text)?, c.workloads.as_deref())
+}
+
 fn main() {
-    match ferroflash::Device::new(0) {
-        Ok(d) => println!("{d:?}"),
-        Err(e) => println!("{e}"),
+    let cli = Cli::parse();
+    let r = match cli.cmd {
+        Cmd::Bench { common, jsonl, env_json, rot_gib } => load(&common).and_then(|w| gpu::bench(&w, jsonl.as_deref(), env_json.as_deref(), rot_gib)),
+        Cmd::Check { common } => load(&common).and_then(|w| gpu::check(&w)),
+    };
+    if let Err(e) = r {
+        eprintln!("ferroflash: {e}");
+        std::process::exit(1);
     }
 }

@@ -17,6 +17,12 @@ pub mod selftest {
     pub const TCGEN05_MMA: &str = "ff_test_tcgen05_mma";
 }
 
+/// Benchmark helpers.
+pub mod bench {
+    /// Streaming-read bandwidth probe.
+    pub const READ: &str = "ff_bench_read";
+}
+
 /// Which PTX modules carry an entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArchSet {
@@ -57,6 +63,7 @@ pub const ALL_ENTRIES: &[(&str, ArchSet)] = &[
     (decode::F16_D256_M16, ArchSet::All),
     (decode::COMBINE_BF16, ArchSet::All),
     (decode::COMBINE_F16, ArchSet::All),
+    (bench::READ, ArchSet::All),
 ];
 
 /// Decode kernels: `ff_decode_{dtype}_d{head_dim}_m{rows per CTA}` and the combine kernels.

@@ -125,3 +125,25 @@ pub(crate) fn decode(
     }
     Ok(())
 }
+
+/// Stream `buf` once with the bandwidth probe kernel (`grid` CTAs of `threads`), on `dev`'s
+/// stream. `scratch` must hold one word per thread of the grid.
+pub(crate) fn read_probe(dev: &Device, buf: &cudarc::driver::CudaSlice<u8>, scratch: &mut cudarc::driver::CudaSlice<u32>, grid: u32, threads: u32) -> Result<()> {
+    use cudarc::driver::{DevicePtr, DevicePtrMut};
+    let need = grid as usize * threads as usize;
+    if scratch.len() < need {
+        return Err(Error::BufferTooSmall { name: "read probe scratch", got: scratch.len(), need });
+    }
+    let chunks = buf.len() / 16;
+    if chunks > u32::MAX as usize {
+        return Err(Error::InvalidArgument { name: "read probe", why: "buffer over 64 GiB".into() });
+    }
+    let f = dev.function(ferroflash_contract::names::bench::READ)?;
+    let s = dev.stream();
+    let (i, _g1) = buf.device_ptr(s);
+    let (o, _g2) = scratch.device_ptr_mut(s);
+    let p = ferroflash_contract::params::SelfTestParams { input: i, output: o, n: chunks as u32, mode: 0x9e37_79b9 };
+    // SAFETY: the kernel reads `chunks` 16-byte chunks of `buf` (cudarc allocations are 256-byte
+    // aligned) and writes at most one word per thread into `scratch`, sized above.
+    unsafe { launch_raw(dev, &f, LaunchDims { grid: (grid, 1, 1), block_threads: threads, smem_bytes: 0 }, s.cu_stream(), &p) }
+}

@@ -7,6 +7,7 @@
 //! Layers: [`module`] (embedded PTX, chosen by compute capability) and [`device`] (capabilities,
 //! stream) feed `launch` (the only `unsafe` in this crate).
 
+pub mod bench;
 pub mod decode;
 pub mod device;
 pub mod error;

@@ -73,7 +73,14 @@ pub fn build(cargo: &Path, workspace_root: &Path, target_root: &Path, arch: Arch
     let out = ptx_path(target_root, arch);
     std::fs::create_dir_all(out.parent().unwrap()).map_err(|e| e.to_string())?;
     let target_dir = target_root.join("kernels").join(arch.name());
-    let flags = [format!("-Ctarget-cpu={}", arch.name()), format!("-Ctarget-feature={}", arch.ptx_feature())].join("\x1f");
+    let flags = [
+        format!("-Ctarget-cpu={}", arch.name()),
+        format!("-Ctarget-feature={}", arch.ptx_feature()),
+        // Kernels index register fragments with loop counters: those loops must unroll fully,
+        // or the fragments go to local memory. LLVM's default threshold is too low for them.
+        "-Cllvm-args=-unroll-threshold=4000".to_string(),
+    ]
+    .join("\x1f");
     let mut cmd = Command::new(cargo);
     cmd.current_dir(kernels_dir(workspace_root))
         .args(["rustc", "--release", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core", "--target-dir"])

@@ -100,14 +100,10 @@ struct Resources {
 /// Run `ptxas -v` on a module and parse the per-entry resource lines.
 fn ptxas_resources(root: &Path, arch: Arch, ptx_path: &Path) -> Result<BTreeMap<String, Resources>, String> {
     let out_cubin = root.join("target/ptx").join(format!("{}.cubin", arch.name()));
-    let out = Command::new(ptxas(root)?)
-        .args(["-v", &format!("-arch={}", arch.name())])
-        .arg(ptx_path)
-        .arg("-o")
-        .arg(&out_cubin)
-        .output()
-        .map_err(|e| format!("running ptxas: {e}"))?;
-    let log = String::from_utf8_lossy(&out.stderr).to_string() + &String::from_utf8_lossy(&out.stdout);
+    // ptxas writes its per-entry lines to both streams; merge them in order through the shell.
+    let cmd = format!("'{}' -v -arch={} '{}' -o '{}' 2>&1", ptxas(root)?.display(), arch.name(), ptx_path.display(), out_cubin.display());
+    let out = Command::new("sh").arg("-c").arg(&cmd).output().map_err(|e| format!("running ptxas: {e}"))?;
+    let log = String::from_utf8_lossy(&out.stdout).to_string();
     if !out.status.success() {
         return Err(format!("ptxas rejected {}:\n{log}", ptx_path.display()));
     }
@@ -179,8 +175,8 @@ fn cmd_report(root: &Path, args: &[String]) -> Result<(), String> {
                 print!(" {v:>8}");
             }
             println!();
-            if r.spill_bytes > 0 || c[7] + c[8] > 0 {
-                problems.push(format!("{} {entry}: {} spill bytes, {} local loads/stores", arch.name(), r.spill_bytes, c[7] + c[8]));
+            if r.spill_bytes > 0 || r.stack_bytes > 0 {
+                problems.push(format!("{} {entry}: {} spill bytes, {} stack bytes (registers went to local memory)", arch.name(), r.spill_bytes, r.stack_bytes));
             }
             if c[2] > 0 && arch != Arch::Sm90a {
                 problems.push(format!("{} {entry}: wgmma outside sm_90a", arch.name()));

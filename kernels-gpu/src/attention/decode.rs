@@ -216,17 +216,10 @@ unsafe fn consumer<E: Elem16, const D: usize, const NT: usize, const KS: usize, 
     // SAFETY: the 128 consumer threads.
     unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
 
-    // Q fragments (A operand): matrix mi = lane / 8 of each x4 is (rows +8 if mi odd, k +8 if mi >= 2).
-    let mut qf = [[[0u32; 4]; KS]; MT];
+    // Q stays in shared memory; its A fragments are re-read with ldmatrix per k-step (matrix
+    // mi = lane / 8 of each x4 is rows +8 if mi is odd, k +8 if mi >= 2). Holding them in
+    // registers would cost D / 4 registers per m tile and push the larger variants into spills.
     let mi = lane / 8;
-    for mt in 0..MT {
-        for kk in 0..KS {
-            let row = 16 * mt as u32 + 8 * (mi % 2) + lane % 8;
-            // SAFETY: full warp; inside the Q tile.
-            qf[mt][kk] = unsafe { ldmatrix_x4_b16(s_q.chunk(row, 2 * kk as u32 + mi / 2)) };
-        }
-    }
-
     let k_scale = if p.k_scale != NONE_ADDR {
         // SAFETY: per-kv-head table.
         f32::from_bits(unsafe { ld_u32(p.k_scale, b.work.kv_head) })
@@ -267,10 +260,12 @@ unsafe fn consumer<E: Elem16, const D: usize, const NT: usize, const KS: usize, 
             // SAFETY: full warp; inside the stage.
             let kb = unsafe { ldmatrix_x4_b16(k_tile.chunk(key, 2 * kk as u32 + mi % 2)) };
             for mt in 0..MT {
-                // SAFETY: full warp.
+                let q_row = 16 * mt as u32 + 8 * (mi % 2) + lane % 8;
+                // SAFETY: full warp; inside the Q tile.
                 unsafe {
-                    sc[mt][0] = E::mma(qf[mt][kk], [kb[0], kb[1]], sc[mt][0]);
-                    sc[mt][1] = E::mma(qf[mt][kk], [kb[2], kb[3]], sc[mt][1]);
+                    let qf = ldmatrix_x4_b16(s_q.chunk(q_row, 2 * kk as u32 + mi / 2));
+                    sc[mt][0] = E::mma(qf, [kb[0], kb[1]], sc[mt][0]);
+                    sc[mt][1] = E::mma(qf, [kb[2], kb[3]], sc[mt][1]);
                 }
             }
         }

@@ -2,3 +2,4 @@
 
 pub mod selftest;
 pub mod decode;
+pub mod bench;

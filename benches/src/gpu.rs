@@ -1,0 +1,431 @@
+//! The benchmark and check drivers.
+//!
+//! Method (shared/notes/house-style.md, "Benchmarks"): K/V pools hold `R` disjoint sets of pages
+//! (`R * KV bytes >= rot_gib`, so L2 never holds the working set); set `r` has its own shuffled
+//! page table and its own plan. Time = median per call over 30 replays of a CUDA graph of
+//! `max(16, R)` calls cycling through the sets; "eager" = median of 60 single calls timed with
+//! events. Bytes = Q + K/V of the real tokens + O (the peers' `min_bytes`), reported as TB/s and
+//! as % of the copy and read ceilings (the peers' env.json when given, else measured here).
+
+use crate::workloads::Spec;
+use cudarc::driver::sys::{CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode};
+use cudarc::driver::CudaSlice;
+use ferroflash::{bench, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Device, Dtype16, Error};
+use ferroflash_reference::gen::{generate, GenOptions};
+use ferroflash_reference::{reference_f64, DType, Inputs, Problem, Storage};
+use std::io::Write;
+use std::time::Instant;
+
+const GIB: f64 = (1u64 << 30) as f64;
+
+/// Deterministic generator (splitmix64) and approximately N(0,1) samples.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn normal(&mut self) -> f32 {
+        // Sum of 4 uniforms, variance matched: close enough to N(0,1) for benchmark data.
+        let u: f32 = (0..4).map(|_| (self.next() >> 40) as f32 / (1u64 << 24) as f32).sum();
+        (u - 2.0) * (3.0f32).sqrt()
+    }
+    fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, (self.next() % (i as u64 + 1)) as usize);
+        }
+    }
+}
+
+fn drv(op: &'static str) -> impl Fn(cudarc::driver::DriverError) -> String {
+    move |e| format!("{op}: {e:?}")
+}
+fn ff(e: Error) -> String {
+    e.to_string()
+}
+
+/// HBM ceilings in TB/s.
+#[derive(Clone, Copy, Debug)]
+struct Ceilings {
+    copy_tbps: f64,
+    read_tbps: f64,
+    own_read_tbps: f64,
+    source: &'static str,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// Time `f` (which enqueues work on the device stream) with events: median over `reps`.
+fn time_events(dev: &Device, reps: usize, mut f: impl FnMut() -> Result<(), String>) -> Result<f64, String> {
+    let ctx = dev.context();
+    let s = dev.stream();
+    let (a, b) = (ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(drv("event"))?, ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(drv("event"))?);
+    let mut ms = Vec::new();
+    for _ in 0..reps {
+        a.record(s).map_err(drv("record"))?;
+        f()?;
+        b.record(s).map_err(drv("record"))?;
+        b.synchronize().map_err(drv("sync"))?;
+        ms.push(a.elapsed_ms(&b).map_err(drv("elapsed"))? as f64);
+    }
+    Ok(median(&mut ms))
+}
+
+fn measure_ceilings(dev: &Device) -> Result<(f64, f64), String> {
+    let s = dev.stream();
+    let bytes = 4usize << 30;
+    let src = s.alloc_zeros::<u8>(bytes).map_err(drv("alloc"))?;
+    let mut dst = s.alloc_zeros::<u8>(bytes).map_err(drv("alloc"))?;
+    let (grid, threads) = (dev.caps().sm_count * 8, 512);
+    let mut scratch = s.alloc_zeros::<u32>((grid * threads) as usize).map_err(drv("alloc"))?;
+    bench::read_probe(dev, &src, &mut scratch, grid, threads).map_err(ff)?;
+    let read_ms = time_events(dev, 10, || bench::read_probe(dev, &src, &mut scratch, grid, threads).map_err(ff))?;
+    let copy_ms = time_events(dev, 10, || s.memcpy_dtod(&src, &mut dst).map_err(drv("copy")))?;
+    Ok((2.0 * bytes as f64 / copy_ms / 1e9, bytes as f64 / read_ms / 1e9))
+}
+
+/// One (workload, page size) case on the device.
+struct Case {
+    name: String,
+    page: u32,
+    cfg: DecodeConfig,
+    q_indptr: Vec<u32>,
+    lens: Vec<u32>,
+    plans: Vec<DecodePlan>,
+    tables: Vec<(Vec<u32>, Vec<u32>)>,
+    q: CudaSlice<u16>,
+    k: CudaSlice<u16>,
+    v: CudaSlice<u16>,
+    o: CudaSlice<u16>,
+    lse: CudaSlice<f32>,
+    block: Vec<u16>,
+    q_host: Vec<u16>,
+    min_bytes: f64,
+}
+
+/// Value pattern of the pools: element `e` holds `block[e % block.len()]`.
+const BLOCK_ELEMS: usize = 1 << 24;
+
+impl Case {
+    fn build(dev: &Device, spec: &Spec, page: u32, rot_gib: f64) -> Result<Case, String> {
+        let lens = spec.lens()?;
+        let (qh, kvh, d) = (spec.q_heads, spec.kv_heads, spec.head_dim);
+        let pages_of = |l: u32| l.div_ceil(page);
+        let pages_needed: u32 = lens.iter().map(|&l| pages_of(l)).sum();
+        let row_elems = (kvh * d) as usize;
+        let kv_bytes = 2.0 * lens.iter().map(|&l| l as f64).sum::<f64>() * row_elems as f64 * 2.0;
+        let sets = ((rot_gib * GIB / kv_bytes.max(1.0)).ceil() as u32).max(2);
+        let num_pages = sets * pages_needed.max(1) + 7;
+        let cfg = DecodeConfig::new(qh, kvh, d, page, num_pages, Dtype16::Bf16);
+        let s = dev.stream();
+        let pool_elems = cfg.pool_elems();
+        let mut rng = Rng(0x5eed ^ page as u64);
+        let block: Vec<u16> = (0..BLOCK_ELEMS).map(|_| half::bf16::from_f32(rng.normal()).to_bits()).collect();
+        let fill = |rng_off: usize| -> Result<CudaSlice<u16>, String> {
+            // SAFETY: every element is written by the copies below before any kernel reads it.
+            let mut pool = unsafe { s.alloc::<u16>(pool_elems) }.map_err(drv("alloc pool"))?;
+            let mut off = 0;
+            while off < pool_elems {
+                let n = (pool_elems - off).min(BLOCK_ELEMS);
+                let start = (off + rng_off) % BLOCK_ELEMS;
+                let src: Vec<u16> = (0..n).map(|i| block[(start + i) % BLOCK_ELEMS]).collect();
+                s.memcpy_htod(&src, &mut pool.slice_mut(off..off + n)).map_err(drv("fill pool"))?;
+                off += n;
+            }
+            Ok(pool)
+        };
+        let k = fill(0)?;
+        let v = fill(BLOCK_ELEMS / 3)?;
+        let q_indptr: Vec<u32> = (0..=lens.len() as u32).map(|r| r * spec.q_len).collect();
+        let tokens = *q_indptr.last().unwrap() as usize;
+        let q_host: Vec<u16> = (0..tokens * (qh * d) as usize).map(|_| half::bf16::from_f32(rng.normal()).to_bits()).collect();
+        let q = s.clone_htod(&q_host).map_err(drv("q"))?;
+        let o = s.alloc_zeros::<u16>(tokens * (qh * d) as usize).map_err(drv("o"))?;
+        let lse = s.alloc_zeros::<f32>(tokens * qh as usize).map_err(drv("lse"))?;
+        let mut ids: Vec<u32> = (0..num_pages).collect();
+        rng.shuffle(&mut ids);
+        let mut plans = Vec::new();
+        let mut tables = Vec::new();
+        for set in 0..sets {
+            let mine = &ids[(set * pages_needed) as usize..((set + 1) * pages_needed) as usize];
+            let mut indptr = vec![0u32];
+            for &l in &lens {
+                indptr.push(indptr.last().unwrap() + pages_of(l));
+            }
+            let t = BatchTables { q_indptr: &q_indptr, kv_lens: &lens, page_indptr: &indptr, page_indices: mine };
+            plans.push(DecodePlan::new(dev, &cfg, &t).map_err(ff)?);
+            tables.push((indptr, mine.to_vec()));
+        }
+        let min_bytes = kv_bytes + 2.0 * (tokens * (qh * d) as usize * 2) as f64;
+        Ok(Case { name: spec.name.clone(), page, cfg, q_indptr, lens, plans, tables, q, k, v, o, lse, block, q_host, min_bytes })
+    }
+
+    fn run(&mut self, dev: &Device, set: usize) -> Result<(), String> {
+        self.plans[set]
+            .run(dev, DecodeTensors { q: &self.q, k_pool: &self.k, v_pool: &self.v, o: &mut self.o, lse: Some(&mut self.lse), sinks: None, k_scale: None, v_scale: None })
+            .map_err(ff)
+    }
+
+    /// Relative error ||out - ref|| / ||ref|| over up to `max_requests` requests of set 0
+    /// (the longest and the last), against the float64 CPU reference.
+    fn check(&mut self, dev: &Device, max_requests: usize) -> Result<f64, String> {
+        self.run(dev, 0)?;
+        let s = dev.stream();
+        s.synchronize().map_err(drv("sync"))?;
+        let o: Vec<u16> = s.clone_dtoh(&self.o).map_err(drv("o"))?;
+        let (qh, kvh, d, page) = (self.cfg.q_heads as usize, self.cfg.kv_heads as usize, self.cfg.head_dim as usize, self.page as usize);
+        let n = self.lens.len();
+        let mut picks: Vec<usize> = vec![(0..n).max_by_key(|&r| self.lens[r]).unwrap(), n - 1];
+        picks.dedup();
+        picks.truncate(max_requests);
+        let (indptr, ids) = &self.tables[0];
+        let (mut num, mut den) = (0f64, 0f64);
+        for r in picks {
+            let q_len = (self.q_indptr[r + 1] - self.q_indptr[r]) as usize;
+            let kv_len = self.lens[r];
+            let my_pages = &ids[indptr[r] as usize..indptr[r + 1] as usize];
+            let page_elems = page * kvh * d;
+            let gather = |offset: usize| -> Vec<f32> {
+                my_pages.iter().flat_map(|&pid| (0..page_elems).map(move |e| pid as usize * page_elems + e)).map(|e| half::bf16::from_bits(self.block[(e + offset) % BLOCK_ELEMS]).to_f32()).collect()
+            };
+            let q0 = self.q_indptr[r] as usize * qh * d;
+            let q: Vec<f32> = self.q_host[q0..q0 + q_len * qh * d].iter().map(|&b| half::bf16::from_bits(b).to_f32()).collect();
+            let problem = Problem { q_heads: qh, kv_heads: kvh, head_dim: d, page_size: page, q_lens: vec![q_len as u32], kv_lens: vec![kv_len], sm_scale: 1.0 / (d as f32).sqrt(), softcap: None, window_left: None, q_dtype: DType::Bf16, kv_dtype: DType::Bf16 };
+            let k_pool = gather(0);
+            let v_pool = gather(BLOCK_ELEMS / 3);
+            let x = Inputs {
+                q_bits: Storage::encode(DType::Bf16, &q),
+                k_bits: Storage::encode(DType::Bf16, &k_pool),
+                v_bits: Storage::encode(DType::Bf16, &v_pool),
+                q,
+                k_pool,
+                v_pool,
+                num_pages: my_pages.len(),
+                page_indptr: vec![0, my_pages.len() as u32],
+                page_indices: (0..my_pages.len() as u32).collect(),
+                q_scale: 1.0,
+                k_scale: vec![1.0; kvh],
+                v_scale: vec![1.0; kvh],
+                sinks: None,
+            };
+            let reference = reference_f64(&problem, &x);
+            for (i, &want) in reference.o.iter().enumerate() {
+                let got = half::bf16::from_bits(o[q0 + i]).to_f64();
+                if !got.is_finite() {
+                    return Err(format!("non-finite output at request {r}, element {i}"));
+                }
+                num += (got - want).powi(2);
+                den += want * want;
+            }
+        }
+        Ok((num / den.max(1e-300)).sqrt())
+    }
+}
+
+/// Run one case and return its JSON record.
+fn bench_case(dev: &Device, spec: &Spec, page: u32, ceil: Ceilings, rot_gib: f64) -> Result<serde_json::Value, String> {
+    let t0 = Instant::now();
+    let mut c = Case::build(dev, spec, page, rot_gib)?;
+    let rel_err = c.check(dev, 2)?;
+    let sets = c.plans.len();
+    let calls = sets.max(16);
+    for set in 0..sets {
+        c.run(dev, set)?;
+    }
+    let s = dev.stream().clone();
+    // Graph of `calls` calls cycling through the sets.
+    let graph = (|| -> Result<_, String> {
+        s.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL).map_err(drv("begin capture"))?;
+        let mut r = Ok(());
+        for i in 0..calls {
+            if r.is_ok() {
+                r = c.run(dev, i % sets);
+            }
+        }
+        let g = s.end_capture(CUgraphInstantiate_flags(0)).map_err(drv("end capture"))?;
+        r?;
+        g.ok_or_else(|| "empty graph".to_string())
+    })();
+    let (ms, timing) = match &graph {
+        Ok(g) => {
+            g.upload().map_err(drv("graph upload"))?;
+            g.launch().map_err(drv("graph"))?;
+            (time_events(dev, 30, || g.launch().map_err(drv("graph")))? / calls as f64, "graph")
+        }
+        Err(e) => {
+            eprintln!("  graph capture failed ({e}); timing with events");
+            let mut i = 0;
+            (time_events(dev, 30, || {
+                for _ in 0..calls {
+                    c.run(dev, i % sets)?;
+                    i += 1;
+                }
+                Ok(())
+            })? / calls as f64, "events")
+        }
+    };
+    let mut i = 0;
+    let eager_ms = time_events(dev, 60, || {
+        i += 1;
+        c.run(dev, i % sets)
+    })?;
+    let rel_err_after = c.check(dev, 1)?;
+    let tbps = c.min_bytes / (ms * 1e-3) / 1e12;
+    let plan = c.plans[0].plan();
+    Ok(serde_json::json!({
+        "peer": "ferroflash",
+        "workload": c.name,
+        "layout": format!("paged p{page}"),
+        "min_bytes": c.min_bytes,
+        "ms": ms,
+        "eager_ms": eager_ms,
+        "tbps": tbps,
+        "pct_copy": 100.0 * tbps / ceil.copy_tbps,
+        "pct_read": 100.0 * tbps / ceil.read_tbps,
+        "pct_own_read": 100.0 * tbps / ceil.own_read_tbps,
+        "rel_err": rel_err.max(rel_err_after),
+        "rel_err_after": rel_err_after,
+        "timing": timing,
+        "status": "ok",
+        "note": format!("{} CTAs, {} merged blocks, {}", plan.work.len(), plan.merge.len(), c.plans[0].kernel()),
+        "sets": sets,
+        "ceilings_from": ceil.source,
+        "setup_s": (t0.elapsed().as_secs_f64() * 10.0).round() / 10.0,
+    }))
+}
+
+fn read_env_ceilings(path: &str) -> Option<(f64, f64)> {
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    let c = v.get("ceilings")?;
+    Some((c.get("copy_tbps")?.as_f64()?, c.get("read_tbps")?.as_f64()?))
+}
+
+/// `ferroflash bench`.
+pub fn bench(specs: &[Spec], jsonl: Option<&str>, env_json: Option<&str>, rot_gib: f64) -> Result<(), String> {
+    let dev = match Device::new(0) {
+        Ok(d) => d,
+        Err(Error::NoDriver) | Err(Error::NoDevice { .. }) => return cpu_fallback(specs),
+        Err(e) => return Err(e.to_string()),
+    };
+    // SAFETY: the benchmark uses one stream only, so cudarc's cross-stream event tracking is not
+    // needed; without it, decode calls can be captured into a CUDA graph.
+    unsafe { dev.context().disable_event_tracking() };
+    println!("device: {} ({} SMs, sm_{}{}), module {}", dev.caps().name, dev.caps().sm_count, dev.caps().compute_capability.0, dev.caps().compute_capability.1, dev.arch().name());
+    let (own_copy, own_read) = measure_ceilings(&dev)?;
+    let env_path = env_json.map(str::to_string).or_else(|| std::env::var("OUT").ok().map(|o| format!("{o}/env.json")));
+    let ceil = match env_path.as_deref().and_then(read_env_ceilings) {
+        Some((c, r)) => Ceilings { copy_tbps: c, read_tbps: r, own_read_tbps: own_read, source: "peers env.json" },
+        None => Ceilings { copy_tbps: own_copy, read_tbps: own_read, own_read_tbps: own_read, source: "measured here" },
+    };
+    println!("ceilings: copy {:.2} TB/s, read {:.2} TB/s ({}); this process measured copy {own_copy:.2}, read {own_read:.2}", ceil.copy_tbps, ceil.read_tbps, ceil.source);
+    let mut out = match jsonl {
+        Some(p) => Some(std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(|e| format!("{p}: {e}"))?),
+        None => None,
+    };
+    println!("{:<22} {:<10} {:>9} {:>9} {:>7} {:>7} {:>7} {:>9}  {}", "workload", "layout", "us", "eager us", "TB/s", "%read", "%copy", "rel err", "note");
+    let mut failed = false;
+    for spec in specs {
+        for &page in &spec.page_sizes {
+            let rec = if spec.dtype != "bf16" {
+                Ok(serde_json::json!({"peer": "ferroflash", "workload": spec.name, "layout": format!("paged p{page}"), "min_bytes": 0, "status": "skip", "error": format!("dtype {} not implemented yet (FP8 issue)", spec.dtype)}))
+            } else {
+                bench_case(&dev, spec, page, ceil, rot_gib)
+            };
+            match rec {
+                Ok(r) => {
+                    if r["status"] == "ok" {
+                        println!(
+                            "{:<22} {:<10} {:>9.1} {:>9.1} {:>7.2} {:>7.1} {:>7.1} {:>9.1e}  {}",
+                            spec.name, r["layout"].as_str().unwrap(), r["ms"].as_f64().unwrap() * 1e3, r["eager_ms"].as_f64().unwrap() * 1e3, r["tbps"].as_f64().unwrap(),
+                            r["pct_read"].as_f64().unwrap(), r["pct_copy"].as_f64().unwrap(), r["rel_err"].as_f64().unwrap(), r["note"].as_str().unwrap()
+                        );
+                    } else {
+                        println!("{:<22} {:<10} skip: {}", spec.name, r["layout"].as_str().unwrap(), r["error"].as_str().unwrap_or(""));
+                    }
+                    if let Some(f) = out.as_mut() {
+                        writeln!(f, "{r}").map_err(|e| e.to_string())?;
+                    }
+                }
+                Err(e) => {
+                    failed = true;
+                    println!("{:<22} p{page:<9} FAILED: {e}", spec.name);
+                }
+            }
+        }
+    }
+    if failed {
+        Err("some cases failed".into())
+    } else {
+        Ok(())
+    }
+}
+
+/// `ferroflash check`: correctness on the workloads (sampled requests vs the CPU reference).
+pub fn check(specs: &[Spec]) -> Result<(), String> {
+    let dev = Device::new(0).map_err(|e| format!("{e} (the CPU reference alone runs with `ferroflash bench`)"))?;
+    let mut bad = 0;
+    for spec in specs {
+        for &page in &spec.page_sizes {
+            if spec.dtype != "bf16" {
+                println!("SKIP {} p{page}: dtype {} not implemented yet", spec.name, spec.dtype);
+                continue;
+            }
+            let r = Case::build(&dev, spec, page, 0.0).and_then(|mut c| c.check(&dev, 2));
+            match r {
+                Ok(e) if e < 1e-2 => println!("PASS {} p{page}: rel err {e:.2e}", spec.name),
+                Ok(e) => {
+                    bad += 1;
+                    println!("FAIL {} p{page}: rel err {e:.2e}", spec.name)
+                }
+                Err(e) => {
+                    bad += 1;
+                    println!("FAIL {} p{page}: {e}", spec.name)
+                }
+            }
+        }
+    }
+    if bad > 0 {
+        Err(format!("{bad} workloads failed"))
+    } else {
+        Ok(())
+    }
+}
+
+/// Without a GPU: run the float64 CPU reference on a reduced copy of each workload (2 requests,
+/// KV capped at 2048 keys) so the command still shows the math and the data layout.
+fn cpu_fallback(specs: &[Spec]) -> Result<(), String> {
+    println!("no CUDA GPU here: running the float64 CPU reference (rayon) on reduced workloads instead.");
+    println!("For GPU numbers, run `cargo xtask bundle` and `bash target/bundle/run.sh bench` on a GPU machine (README).");
+    println!("{:<22} {:<8} {:>8} {:>10} {:>10} {:>12}", "workload", "layout", "requests", "keys/req", "ms", "GB/s (CPU)");
+    for spec in specs.iter().filter(|s| s.dtype == "bf16") {
+        let lens: Vec<u32> = spec.lens()?.into_iter().take(2).map(|l| l.min(2048)).collect();
+        let page = spec.page_sizes[0];
+        let p = Problem {
+            q_heads: spec.q_heads as usize,
+            kv_heads: spec.kv_heads as usize,
+            head_dim: spec.head_dim as usize,
+            page_size: page as usize,
+            q_lens: vec![spec.q_len; lens.len()],
+            kv_lens: lens.clone(),
+            sm_scale: 1.0 / (spec.head_dim as f32).sqrt(),
+            softcap: None,
+            window_left: None,
+            q_dtype: DType::Bf16,
+            kv_dtype: DType::Bf16,
+        };
+        let x = generate(&p, &GenOptions::default());
+        let t = Instant::now();
+        let out = reference_f64(&p, &x);
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let bytes = 2.0 * lens.iter().map(|&l| l as f64).sum::<f64>() * (spec.kv_heads * spec.head_dim) as f64 * 2.0;
+        assert!(out.o.iter().all(|v| v.is_finite()));
+        println!("{:<22} p{:<7} {:>8} {:>10} {:>10.1} {:>12.2}", spec.name, page, lens.len(), lens[0], ms, bytes / (ms * 1e-3) / 1e9);
+    }
+    Ok(())
+}
