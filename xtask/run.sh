@@ -22,7 +22,7 @@ run_sanitize() {
     [ -n "${OUT:-}" ] && cp "/tmp/ff-$tool.log" "$OUT/sanitize-$tool.log" 2>/dev/null
   done
 }
-run_bench() { "$here/ferroflash" bench ${filter:+--workloads $filter} ${OUT:+--jsonl $OUT/raw.jsonl} || rc=1; }
+run_bench() { "$here/ferroflash" bench ${filter:+--workloads $filter} ${OUT:+--jsonl $OUT/raw.jsonl} ${FF_BENCH_ARGS:-} || rc=1; }
 case "$what" in
   tests) run_tests ;;
   sanitize) run_sanitize ;;

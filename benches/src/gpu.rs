@@ -1,8 +1,9 @@
 //! The benchmark and check drivers.
 //!
 //! Method (shared/notes/house-style.md, "Benchmarks"): K/V pools hold `R` disjoint sets of pages
-//! (`R * KV bytes >= rot_gib`, so L2 never holds the working set); set `r` has its own shuffled
-//! page table and its own plan. Time = median per call over 30 replays of a CUDA graph of
+//! (`R * KV bytes >= rot_gib`, so L2 never holds the working set); set `r` has its own region of
+//! the pool, its own page table (a random permutation of that region) and its own plan, as in
+//! the peers' harness. Time = median per call over 30 replays of a CUDA graph of
 //! `max(16, R)` calls cycling through the sets; "eager" = median of 60 single calls timed with
 //! events. Bytes = Q + K/V of the real tokens + O (the peers' `min_bytes`), reported as TB/s and
 //! as % of the copy and read ceilings (the peers' env.json when given, else measured here).
@@ -10,7 +11,7 @@
 use crate::workloads::Spec;
 use cudarc::driver::sys::{CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::CudaSlice;
-use ferroflash::{bench, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Device, Dtype16, Error};
+use ferroflash::{bench, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Device, Dtype16, Error, Splits};
 use ferroflash_reference::gen::{generate, GenOptions};
 use ferroflash_reference::{reference_f64, DType, Inputs, Problem, Storage};
 use std::io::Write;
@@ -113,7 +114,7 @@ struct Case {
 const BLOCK_ELEMS: usize = 1 << 24;
 
 impl Case {
-    fn build(dev: &Device, spec: &Spec, page: u32, rot_gib: f64) -> Result<Case, String> {
+    fn build(dev: &Device, spec: &Spec, page: u32, rot_gib: f64, splits: Splits) -> Result<Case, String> {
         let lens = spec.lens()?;
         let (qh, kvh, d) = (spec.q_heads, spec.kv_heads, spec.head_dim);
         let pages_of = |l: u32| l.div_ceil(page);
@@ -122,7 +123,8 @@ impl Case {
         let kv_bytes = 2.0 * lens.iter().map(|&l| l as f64).sum::<f64>() * row_elems as f64 * 2.0;
         let sets = ((rot_gib * GIB / kv_bytes.max(1.0)).ceil() as u32).max(2);
         let num_pages = sets * pages_needed.max(1) + 7;
-        let cfg = DecodeConfig::new(qh, kvh, d, page, num_pages, Dtype16::Bf16);
+        let mut cfg = DecodeConfig::new(qh, kvh, d, page, num_pages, Dtype16::Bf16);
+        cfg.splits = splits;
         let s = dev.stream();
         let pool_elems = cfg.pool_elems();
         let mut rng = Rng(0x5eed ^ page as u64);
@@ -148,8 +150,13 @@ impl Case {
         let q = s.clone_htod(&q_host).map_err(drv("q"))?;
         let o = s.alloc_zeros::<u16>(tokens * (qh * d) as usize).map_err(drv("o"))?;
         let lse = s.alloc_zeros::<f32>(tokens * qh as usize).map_err(drv("lse"))?;
-        let mut ids: Vec<u32> = (0..num_pages).collect();
-        rng.shuffle(&mut ids);
+        // Set r draws its pages from its own region [r * need, (r + 1) * need) of the pool,
+        // shuffled (the peers' layout: one shuffled pool copy per rotation).
+        let mut ids: Vec<u32> = (0..sets * pages_needed).collect();
+        for set in 0..sets as usize {
+            let n = pages_needed as usize;
+            rng.shuffle(&mut ids[set * n..(set + 1) * n]);
+        }
         let mut plans = Vec::new();
         let mut tables = Vec::new();
         for set in 0..sets {
@@ -229,9 +236,9 @@ impl Case {
 }
 
 /// Run one case and return its JSON record.
-fn bench_case(dev: &Device, spec: &Spec, page: u32, ceil: Ceilings, rot_gib: f64) -> Result<serde_json::Value, String> {
+fn bench_case(dev: &Device, spec: &Spec, page: u32, ceil: Ceilings, rot_gib: f64, splits: Splits) -> Result<serde_json::Value, String> {
     let t0 = Instant::now();
-    let mut c = Case::build(dev, spec, page, rot_gib)?;
+    let mut c = Case::build(dev, spec, page, rot_gib, splits)?;
     let rel_err = c.check(dev, 2)?;
     let sets = c.plans.len();
     let calls = sets.max(16);
@@ -307,7 +314,7 @@ fn read_env_ceilings(path: &str) -> Option<(f64, f64)> {
 }
 
 /// `ferroflash bench`.
-pub fn bench(specs: &[Spec], jsonl: Option<&str>, env_json: Option<&str>, rot_gib: f64) -> Result<(), String> {
+pub fn bench(specs: &[Spec], jsonl: Option<&str>, env_json: Option<&str>, rot_gib: f64, splits: Splits) -> Result<(), String> {
     let dev = match Device::new(0) {
         Ok(d) => d,
         Err(Error::NoDriver) | Err(Error::NoDevice { .. }) => return cpu_fallback(specs),
@@ -335,7 +342,7 @@ pub fn bench(specs: &[Spec], jsonl: Option<&str>, env_json: Option<&str>, rot_gi
             let rec = if spec.dtype != "bf16" {
                 Ok(serde_json::json!({"peer": "ferroflash", "workload": spec.name, "layout": format!("paged p{page}"), "min_bytes": 0, "status": "skip", "error": format!("dtype {} not implemented yet (FP8 issue)", spec.dtype)}))
             } else {
-                bench_case(&dev, spec, page, ceil, rot_gib)
+                bench_case(&dev, spec, page, ceil, rot_gib, splits)
             };
             match rec {
                 Ok(r) => {
@@ -376,7 +383,7 @@ pub fn check(specs: &[Spec]) -> Result<(), String> {
                 println!("SKIP {} p{page}: dtype {} not implemented yet", spec.name, spec.dtype);
                 continue;
             }
-            let r = Case::build(&dev, spec, page, 0.0).and_then(|mut c| c.check(&dev, 2));
+            let r = Case::build(&dev, spec, page, 0.0, Splits::Auto).and_then(|mut c| c.check(&dev, 2));
             match r {
                 Ok(e) if e < 1e-2 => println!("PASS {} p{page}: rel err {e:.2e}", spec.name),
                 Ok(e) => {

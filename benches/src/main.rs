@@ -43,6 +43,9 @@ enum Cmd {
         /// Rotated KV working set per case, GiB (> 2x L2 so L2 never holds it).
         #[arg(long, default_value_t = 2.0)]
         rot_gib: f64,
+        /// KV splits per request: `auto` (planner) or a number.
+        #[arg(long, default_value = "auto")]
+        splits: String,
     },
     /// Check the kernels on the workloads against the CPU reference.
     Check {
@@ -62,7 +65,13 @@ fn load(c: &Common) -> Result<Vec<workloads::Spec>, String> {
 fn main() {
     let cli = Cli::parse();
     let r = match cli.cmd {
-        Cmd::Bench { common, jsonl, env_json, rot_gib } => load(&common).and_then(|w| gpu::bench(&w, jsonl.as_deref(), env_json.as_deref(), rot_gib)),
+        Cmd::Bench { common, jsonl, env_json, rot_gib, splits } => {
+            let splits = match splits.as_str() {
+                "auto" => Ok(ferroflash::Splits::Auto),
+                n => n.parse().map(ferroflash::Splits::Fixed).map_err(|_| format!("--splits {n}: auto or a number")),
+            };
+            splits.and_then(|sp| load(&common).and_then(|w| gpu::bench(&w, jsonl.as_deref(), env_json.as_deref(), rot_gib, sp)))
+        }
         Cmd::Check { common } => load(&common).and_then(|w| gpu::check(&w)),
     };
     if let Err(e) = r {

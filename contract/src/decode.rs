@@ -133,3 +133,11 @@ mod tests {
         assert_eq!(g.rows_per_block(), 32);
     }
 }
+
+/// Threads of a combine CTA.
+pub const COMBINE_THREADS: u32 = 128;
+
+/// Dynamic shared memory of the combine kernel: one f32 weight per (row, split).
+pub const fn combine_smem_bytes(rows_per_block: u32, max_splits: u32) -> u32 {
+    rows_per_block * max_splits * 4
+}

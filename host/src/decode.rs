@@ -26,7 +26,7 @@ use crate::launch::{self, LaunchDims};
 pub use crate::plan::Splits;
 use crate::plan::{plan, Plan, PlanInput};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
-use ferroflash_contract::decode::{geometry, THREADS};
+use ferroflash_contract::decode::{combine_smem_bytes, geometry, COMBINE_THREADS, THREADS};
 use ferroflash_contract::names::decode as names;
 use ferroflash_contract::params::{DecodeParams, NONE_ADDR, NO_WINDOW};
 use ferroflash_contract::softmax::LOG2_E;
@@ -400,7 +400,12 @@ impl DecodePlan {
         let (po, _gg) = self.g_partial_o.device_ptr(s);
         let (pl, _gh) = self.g_partial_lse.device_ptr(s);
         (p.page_indptr, p.page_indices, p.kv_lens, p.q_indptr, p.work, p.merge, p.partial_o, p.partial_lse) = (a, b, kl, qi, w, m, po, pl);
-        let combine = (!self.plan.merge.is_empty()).then(|| LaunchDims { grid: (self.plan.merge.len() as u32, 1, 1), block_threads: 128, smem_bytes: 0 });
+        let max_splits = self.plan.merge.iter().map(|m| m.num_splits).max().unwrap_or(0);
+        let combine = (!self.plan.merge.is_empty()).then(|| LaunchDims {
+            grid: (self.plan.merge.len() as u32, 1, 1),
+            block_threads: COMBINE_THREADS,
+            smem_bytes: combine_smem_bytes(self.plan.rows_per_block(), max_splits),
+        });
         // The plan's tables were validated against `cfg` in `new`; `params` checked alignment;
         // the tensors' sizes were checked by `run` (or are the `run_raw` caller's contract).
         launch::decode(dev, self.decode_kernel, self.dims, self.combine_kernel, combine, stream, &p)

@@ -60,6 +60,36 @@ pub(crate) unsafe fn launch_raw<P: KernelParams>(
     }
 }
 
+/// As [`launch_raw`], with programmatic stream serialization (PDL): the kernel may start
+/// before the previous kernel on `stream` finishes and must `griddepcontrol.wait` before reading
+/// its results. Only for modules built for sm_90+.
+///
+/// # Safety
+/// As [`launch_raw`]; the kernel waits on its dependency before touching the previous grid's
+/// outputs.
+pub(crate) unsafe fn launch_raw_dependent<P: KernelParams>(func: &CudaFunction, dims: LaunchDims, stream: CUstream, params: &P) -> Result<()> {
+    use cudarc::driver::sys;
+    let mut args = [params as *const P as *mut std::ffi::c_void];
+    // SAFETY: a zeroed attribute is a valid "ignore" value; we then fill the PDL one.
+    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attr.value.programmaticStreamSerializationAllowed = 1;
+    let cfg = sys::CUlaunchConfig {
+        gridDimX: dims.grid.0,
+        gridDimY: dims.grid.1,
+        gridDimZ: dims.grid.2,
+        blockDimX: dims.block_threads,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: dims.smem_bytes,
+        hStream: stream,
+        attrs: &mut attr,
+        numAttrs: 1,
+    };
+    // SAFETY: as `launch_raw`; `cfg` and `args` outlive the call.
+    unsafe { sys::cuLaunchKernelEx(&cfg, func.cu_function(), args.as_mut_ptr(), std::ptr::null_mut()).result().map_err(Error::driver("cuLaunchKernelEx")) }
+}
+
 /// Run one primitive self-test (see [`crate::selftest`]): upload `input`, poison the output with
 /// `0xffff_ffff`, launch with the dims of the self-test table, and return the output words.
 pub(crate) fn run_selftest(dev: &Device, spec: &crate::selftest::SelfTestSpec, input: &[u32]) -> Result<Vec<u32>> {
@@ -121,7 +151,15 @@ pub(crate) fn decode(
     if let Some(cd) = combine {
         let fc = dev.function(combine_kernel)?;
         // SAFETY: as above; the decode launch before it on the same stream fills the workspace.
-        unsafe { launch_raw(dev, &fc, cd, stream, p)? };
+        // On sm_90+ modules the combine is a programmatic dependent launch (it waits with
+        // griddepcontrol.wait); the sm_80 module lacks that instruction, so it launches plainly.
+        unsafe {
+            if dev.arch() == crate::ModuleArch::Sm80 {
+                launch_raw(dev, &fc, cd, stream, p)?
+            } else {
+                launch_raw_dependent(&fc, cd, stream, p)?
+            }
+        };
     }
     Ok(())
 }

@@ -20,6 +20,9 @@ use ferroflash_contract::params::{DecodeWork, MergeWork, FINAL_OUTPUT};
 
 /// The smallest split, in 64-key tiles (see the module doc).
 pub const MIN_TILES_PER_SPLIT: u32 = 4;
+/// Most splits of one request: bounds the combine kernel's shared memory
+/// (`combine_smem_bytes(32, 256)` = 32 KiB) and its per-row loop.
+pub const MAX_SPLITS: u32 = 256;
 
 /// How many KV splits to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -103,7 +106,7 @@ pub fn plan(inp: &PlanInput) -> Plan {
     // Chunk size in tiles per request: u32::MAX means "no split".
     let chunk_of = |r: usize| -> u32 {
         match inp.splits {
-            Splits::Fixed(k) => tiles(r).div_ceil(k.max(1)).max(1),
+            Splits::Fixed(k) => tiles(r).div_ceil(k.clamp(1, MAX_SPLITS)).max(1),
             Splits::Auto => {
                 if ctas_with_chunk(max_tiles) >= wave {
                     max_tiles
@@ -119,7 +122,8 @@ pub fn plan(inp: &PlanInput) -> Plan {
                             lo = mid + 1;
                         }
                     }
-                    lo
+                    // Never more than MAX_SPLITS chunks for the longest request.
+                    lo.max(max_tiles.div_ceil(MAX_SPLITS))
                 }
             }
         }

@@ -220,6 +220,26 @@ pub fn fence_proxy_async_shared_cta() {
     unsafe { asm!("fence.proxy.async.shared::cta;", options(nostack)) };
 }
 
+/// `griddepcontrol.wait` (sm_90+): block until the grids this one depends on (programmatic
+/// dependent launch) have completed and their memory operations are visible. A no-op when the
+/// grid was launched without the programmatic-serialization attribute.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub fn griddepcontrol_wait() {
+    // SAFETY: waiting has no preconditions.
+    unsafe { asm!("griddepcontrol.wait;", options(nostack)) };
+}
+
+/// `griddepcontrol.launch_dependents` (sm_90+): allow the dependent grid to be scheduled once
+/// every CTA of this grid has issued it (or exited). Memory written after it is visible to the
+/// dependent only after its `griddepcontrol.wait`.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub fn griddepcontrol_launch_dependents() {
+    // SAFETY: a scheduling hint.
+    unsafe { asm!("griddepcontrol.launch_dependents;", options(nostack)) };
+}
+
 // ------------------------------------------------------------------------------------------------
 // Shared memory loads and stores
 // ------------------------------------------------------------------------------------------------

@@ -1,21 +1,27 @@
-//! Split-KV combine: merges the partial (O, LSE) of a block's splits by their LSE, with the
-//! same softmax-state merge as the decode CTA, adds the sink, and writes O (16-bit) and LSE.
-//! One warp per packed row; empty splits (LSE = -inf) get weight 0.
+//! Split-KV combine: merges the partial (O, LSE) of a block's splits by their LSE, adds the
+//! sink, and writes O (16-bit) and LSE. One CTA per [`MergeWork`], three phases:
+//! 1. partial LSEs of every (row, split) -> shared memory;
+//! 2. one thread per row: merged max and sum (the softmax-state merge of the contract, over all
+//!    splits at once), each split's weight overwrites its LSE, the row's LSE is stored;
+//! 3. one thread per (row, 4 columns): Σ weight × partial O, four splits' loads in flight at a
+//!    time; empty splits (weight 0) are not read.
 
 use super::softmax::exp_ref;
 use crate::arch::*;
 use crate::tile::Elem16;
+use ferroflash_contract::decode::COMBINE_THREADS;
 use ferroflash_contract::params::{DecodeParams, MergeWork, NONE_ADDR};
 use ferroflash_contract::softmax::{LN_2, LOG2_E};
 
-/// Threads of a combine CTA.
-pub const COMBINE_THREADS: u32 = 128;
-
 /// # Safety
-/// Launched with [`COMBINE_THREADS`] threads over a validated parameter block whose merge list
+/// Launched with [`COMBINE_THREADS`] threads and `combine_smem_bytes(rows_per_block,
+/// max num_splits)` of dynamic shared memory over a validated parameter block whose merge list
 /// and workspace were filled by the planner and the decode launch before it.
 #[inline(always)]
 pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
+    // Launched as a programmatic dependent of the decode grid on sm_90+: wait for its partials.
+    #[cfg(target_feature = "sm_90")]
+    griddepcontrol_wait();
     let bi = block_idx_x();
     if bi >= p.num_merge {
         return;
@@ -28,56 +34,91 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     };
     let first_token = ld(p.q_indptr, mw.request);
     let q_len = ld(p.q_indptr, mw.request + 1) - first_token;
-    let (warp, lane) = (thread_idx_x() / 32, lane_id());
-    let d_model = p.head_dim;
-    let mut lr = warp;
-    while lr < p.rows_per_block {
-        let packed = mw.row_start + lr;
-        let i = packed / p.group;
-        if i < q_len {
-            let head = mw.kv_head * p.group + packed % p.group;
-            let lse_at = |s: u32| f32::from_bits(ld(p.partial_lse, (mw.first_slot + s) * p.rows_per_block + lr));
-            let sink = if p.sinks != NONE_ADDR { f32::from_bits(ld(p.sinks, head)) * LOG2_E } else { f32::NEG_INFINITY };
-            let mut m = sink;
-            for s in 0..mw.num_splits {
-                m = m.max(lse_at(s));
-            }
-            let r = exp_ref(m);
-            let mut l = ex2_approx_ftz_f32(sink - r);
-            for s in 0..mw.num_splits {
-                l += ex2_approx_ftz_f32(lse_at(s) - r);
-            }
-            let inv = if l > 0.0 { 1.0 / l } else { 0.0 };
-            let token = first_token + i;
-            let mut d = 4 * lane;
-            while d < d_model {
-                let mut o = [0f32; 4];
-                for s in 0..mw.num_splits {
-                    let wt = ex2_approx_ftz_f32(lse_at(s) - r) * inv;
-                    if wt > 0.0 {
-                        let at = ((mw.first_slot + s) * p.rows_per_block + lr) as u64 * d_model as u64 + d as u64;
-                        // SAFETY: a slot the decode kernel wrote (its LSE is finite).
-                        let x = unsafe { ld_global_nc_v4_u32(Gmem::<f32>::from_addr(p.partial_o).add(at).byte_add(0)) };
-                        for k in 0..4 {
-                            o[k] += wt * f32::from_bits(x[k]);
-                        }
+    // Rows of this block that are real query rows.
+    let rows = (q_len * p.group).saturating_sub(mw.row_start).min(p.rows_per_block);
+    let splits = mw.num_splits;
+    let tid = thread_idx_x();
+    let s_w: Smem<f32> = dynamic_smem_base().byte_add(0);
+    let head_of = |lr: u32| mw.kv_head * p.group + (mw.row_start + lr) % p.group;
+    let token_of = |lr: u32| first_token + (mw.row_start + lr) / p.group;
+
+    let mut i = tid;
+    while i < rows * splits {
+        let (lr, s) = (i / splits, i % splits);
+        let lse = ld(p.partial_lse, (mw.first_slot + s) * p.rows_per_block + lr);
+        // SAFETY: inside the plan's combine shared memory (rows x splits f32).
+        unsafe { st_shared_u32(s_w.add(i).byte_add(0), lse) };
+        i += COMBINE_THREADS;
+    }
+    // SAFETY: all threads of the CTA reach every barrier.
+    unsafe { bar_sync_all() };
+
+    if tid < rows {
+        let lr = tid;
+        let row_w = s_w.add(lr * splits);
+        let sink = if p.sinks != NONE_ADDR { f32::from_bits(ld(p.sinks, head_of(lr))) * LOG2_E } else { f32::NEG_INFINITY };
+        // SAFETY: this row's weights.
+        let lse_at = |s: u32| f32::from_bits(unsafe { ld_shared_u32(row_w.add(s).byte_add(0)) });
+        let mut m = sink;
+        for s in 0..splits {
+            m = m.max(lse_at(s));
+        }
+        let r = exp_ref(m);
+        let mut l = ex2_approx_ftz_f32(sink - r);
+        for s in 0..splits {
+            l += ex2_approx_ftz_f32(lse_at(s) - r);
+        }
+        let inv = if l > 0.0 { 1.0 / l } else { 0.0 };
+        for s in 0..splits {
+            let w = ex2_approx_ftz_f32(lse_at(s) - r) * inv;
+            // SAFETY: this row's weights.
+            unsafe { st_shared_u32(row_w.add(s).byte_add(0), w.to_bits()) };
+        }
+        if p.lse != NONE_ADDR {
+            let lse = if l > 0.0 { (m + lg2_approx_ftz_f32(l)) * LN_2 } else { f32::NEG_INFINITY };
+            // SAFETY: a real row of the validated LSE tensor.
+            unsafe { *Gmem::<f32>::from_addr(p.lse).add((token_of(lr) * p.q_heads + head_of(lr)) as u64).ptr() = lse };
+        }
+    }
+    // SAFETY: as above.
+    unsafe { bar_sync_all() };
+
+    let chunks = p.head_dim / 4;
+    let mut i = tid;
+    while i < rows * chunks {
+        let (lr, d) = (i / chunks, 4 * (i % chunks));
+        let row_w = s_w.add(lr * splits);
+        let slot_o = |s: u32| Gmem::<f32>::from_addr(p.partial_o).add(((mw.first_slot + s) * p.rows_per_block + lr) as u64 * p.head_dim as u64 + d as u64);
+        let mut o = [0f32; 4];
+        let mut s = 0;
+        while s < splits {
+            // Up to four splits' loads in flight before their sum.
+            let mut w = [0f32; 4];
+            let mut x = [[0u32; 4]; 4];
+            for u in 0..4 {
+                if s + u < splits {
+                    // SAFETY: this row's weights.
+                    w[u as usize] = f32::from_bits(unsafe { ld_shared_u32(row_w.add(s + u).byte_add(0)) });
+                    if w[u as usize] > 0.0 {
+                        // SAFETY: a slot the decode kernel wrote (its weight is non-zero).
+                        x[u as usize] = unsafe { ld_global_nc_v4_u32(slot_o(s + u).byte_add(0)) };
                     }
                 }
-                let at = (token * p.q_heads + head) as u64 * d_model as u64 + d as u64;
-                let out = Gmem::<u16>::from_addr(p.o).add(at);
-                // SAFETY: a real row of the validated output, 8-byte aligned (d % 4 == 0).
-                unsafe {
-                    *out.byte_add::<u32>(0).ptr() = E::pack(o[0], o[1]);
-                    *out.byte_add::<u32>(4).ptr() = E::pack(o[2], o[3]);
+            }
+            for u in 0..4 {
+                for k in 0..4 {
+                    o[k] += w[u] * f32::from_bits(x[u][k]);
                 }
-                d += 128;
             }
-            if lane == 0 && p.lse != NONE_ADDR {
-                let lse = if l > 0.0 { (m + lg2_approx_ftz_f32(l)) * LN_2 } else { f32::NEG_INFINITY };
-                // SAFETY: a real row of the validated LSE tensor.
-                unsafe { *Gmem::<f32>::from_addr(p.lse).add((token * p.q_heads + head) as u64).ptr() = lse };
-            }
+            s += 4;
         }
-        lr += COMBINE_THREADS / 32;
+        let at = (token_of(lr) * p.q_heads + head_of(lr)) as u64 * p.head_dim as u64 + d as u64;
+        let out = Gmem::<u16>::from_addr(p.o).add(at);
+        // SAFETY: a real row of the validated output, 8-byte aligned (d % 4 == 0).
+        unsafe {
+            *out.byte_add::<u32>(0).ptr() = E::pack(o[0], o[1]);
+            *out.byte_add::<u32>(4).ptr() = E::pack(o[2], o[3]);
+        }
+        i += COMBINE_THREADS;
     }
 }

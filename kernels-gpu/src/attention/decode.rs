@@ -57,6 +57,11 @@ pub unsafe fn decode_cta<E: Elem16, const D: usize, const NT: usize, const KS: u
     } else {
         p.num_work
     };
+    // Let the combine grid (a programmatic dependent on sm_90+) be scheduled as soon as every
+    // decode CTA runs: it waits for our results with `griddepcontrol.wait`, so its launch
+    // latency overlaps our work.
+    #[cfg(target_feature = "sm_90")]
+    griddepcontrol_launch_dependents();
     let wi = block_idx_x();
     if wi >= num_work {
         return;
@@ -99,22 +104,34 @@ unsafe fn producer<const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Bl
     let rows_per_copy = 32 / cpr;
     let row_bytes = (D * 2) as u64;
     let ring = dynamic_smem_base().byte_add::<u8>(b.plan.ring_offset);
-    let tile_offsets = |t: u32| -> [u64; 2] {
-        let mut off = [NO_ROW; 2];
-        let mut h = 0;
-        while h < 2 {
-            let token = b.work.kv_start + t * KV_TILE_TOKENS + lane + 32 * h as u32;
-            if token < b.work.kv_end {
+    // Page-table entries are loaded two tiles ahead and only used (multiplied into offsets) at
+    // their tile: the load latency (an L2 or HBM round trip per tile when every token has its
+    // own page) never stalls the copy loop. See Note [page-table prefetch] in docs/DESIGN.md.
+    let token_of = |t: u32, h: u32| b.work.kv_start + t * KV_TILE_TOKENS + lane + 32 * h;
+    let page_ids = |t: u32| -> [u32; 2] {
+        let mut ids = [u32::MAX; 2];
+        for h in 0..2 {
+            let token = token_of(t, h as u32);
+            if t < b.num_tiles && token < b.work.kv_end {
                 // SAFETY: token < kv_len, so its page-table entry exists (validated).
-                let page = unsafe { ld_u32(p.page_indices, b.first_page_entry + token / p.page_size) };
-                let row = page as u64 * p.page_size as u64 + (token % p.page_size) as u64;
+                ids[h] = unsafe { ld_u32(p.page_indices, b.first_page_entry + token / p.page_size) };
+            }
+        }
+        ids
+    };
+    let offsets = |t: u32, ids: [u32; 2]| -> [u64; 2] {
+        let mut off = [NO_ROW; 2];
+        for h in 0..2 {
+            let token = token_of(t, h as u32);
+            if token < b.work.kv_end {
+                let row = ids[h] as u64 * p.page_size as u64 + (token % p.page_size) as u64;
                 off[h] = (row * p.kv_heads as u64 + b.work.kv_head as u64) * row_bytes;
             }
-            h += 1;
         }
         off
     };
-    let mut next = tile_offsets(0);
+    let mut ids_next = page_ids(0);
+    let mut ids_after = page_ids(1);
     let mut t = 0;
     while t < b.num_tiles {
         let s = t % STAGES as u32;
@@ -124,10 +141,9 @@ unsafe fn producer<const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Bl
                 bar_sync_named(bar_empty(s, STAGES as u32), THREADS);
             }
         }
-        let cur = next;
-        if t + 1 < b.num_tiles {
-            next = tile_offsets(t + 1);
-        }
+        let cur = offsets(t, ids_next);
+        ids_next = ids_after;
+        ids_after = page_ids(t + 2);
         let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr };
         let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), chunks_per_row: cpr };
         let (row_in_copy, chunk) = (lane / cpr, lane % cpr);
