@@ -135,7 +135,7 @@ mod tests {
 }
 
 /// Threads of a combine CTA.
-pub const COMBINE_THREADS: u32 = 128;
+pub const COMBINE_THREADS: u32 = 512;
 
 /// Dynamic shared memory of the combine kernel: one f32 weight per (row, split).
 pub const fn combine_smem_bytes(rows_per_block: u32, max_splits: u32) -> u32 {

@@ -38,6 +38,34 @@ pub struct DecodeWork {
     pub kv_end: u32,
     /// Where the partial result goes ([`FINAL_OUTPUT`] when this CTA covers the whole range).
     pub partial_slot: u32,
+    /// The request's KV length (keys, new tokens included).
+    pub kv_len: u32,
+    /// The request's new tokens.
+    pub q_len: u32,
+    /// The request's first row in `q` / `o` (`q_indptr[request]`).
+    pub first_token: u32,
+    /// The request's first page-table entry (`page_indptr[request]`).
+    pub first_page_entry: u32,
+}
+
+impl DecodeWork {
+    /// u32 words of one work item as uploaded (the struct is `#[repr(C)]` of u32 fields).
+    pub const WORDS: usize = 10;
+    /// The item as words, in field order.
+    pub const fn words(&self) -> [u32; Self::WORDS] {
+        [
+            self.request,
+            self.kv_head,
+            self.row_start,
+            self.kv_start,
+            self.kv_end,
+            self.partial_slot,
+            self.kv_len,
+            self.q_len,
+            self.first_token,
+            self.first_page_entry,
+        ]
+    }
 }
 
 /// One output block the combine kernel merges: `num_splits` consecutive partial slots.
@@ -57,6 +85,18 @@ pub struct MergeWork {
     /// Padding to 8 bytes.
     pub _pad: u32,
 }
+
+impl MergeWork {
+    /// u32 words of one merge item as uploaded.
+    pub const WORDS: usize = 6;
+    /// The item as words, in field order.
+    pub const fn words(&self) -> [u32; Self::WORDS] {
+        [self.request, self.kv_head, self.row_start, self.first_slot, self.num_splits, self._pad]
+    }
+}
+
+const _: () = assert!(core::mem::size_of::<DecodeWork>() == 4 * DecodeWork::WORDS);
+const _: () = assert!(core::mem::size_of::<MergeWork>() == 4 * MergeWork::WORDS);
 
 /// Parameters of the paged decode kernel and its combine kernel (one block, passed by value).
 ///

@@ -223,6 +223,8 @@ impl DecodePlan {
         let smem_bytes = geometry(cfg.head_dim, 2, m_tiles).smem().total_bytes;
         let ctas_per_sm = launch::prepare(dev, decode_kernel, THREADS, smem_bytes)?;
         let plan = plan(&PlanInput {
+            q_indptr: tables.q_indptr,
+            page_indptr: tables.page_indptr,
             q_lens: &q_lens,
             kv_lens: tables.kv_lens,
             q_heads: cfg.q_heads,
@@ -236,8 +238,8 @@ impl DecodePlan {
         let s = dev.stream();
         let up = |v: &[u32]| s.clone_htod(if v.is_empty() { &[0u32][..] } else { v }).map_err(Error::driver("upload plan tables"));
         let words = |v: &[u32]| v.to_vec();
-        let work_words: Vec<u32> = plan.work.iter().flat_map(|w| [w.request, w.kv_head, w.row_start, w.kv_start, w.kv_end, w.partial_slot]).collect();
-        let merge_words: Vec<u32> = plan.merge.iter().flat_map(|m| [m.request, m.kv_head, m.row_start, m.first_slot, m.num_splits, 0]).collect();
+        let work_words: Vec<u32> = plan.work.iter().flat_map(|w| w.words()).collect();
+        let merge_words: Vec<u32> = plan.merge.iter().flat_map(|m| m.words()).collect();
         let alloc = |n: usize| s.alloc_zeros::<f32>(n.max(1)).map_err(Error::driver("alloc workspace"));
         Ok(DecodePlan {
             cfg: cfg.clone(),

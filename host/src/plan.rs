@@ -37,6 +37,10 @@ pub enum Splits {
 /// What the planner needs to know. No CUDA types.
 #[derive(Clone, Debug)]
 pub struct PlanInput<'a> {
+    /// `[num_requests + 1]` first row of each request in `q` / `o`.
+    pub q_indptr: &'a [u32],
+    /// `[num_requests + 1]` first page-table entry of each request.
+    pub page_indptr: &'a [u32],
     /// New tokens per request (1..=16).
     pub q_lens: &'a [u32],
     /// KV length per request (new tokens included).
@@ -135,17 +139,29 @@ pub fn plan(inp: &PlanInput) -> Plan {
         let chunk_tokens = chunk_of(r).saturating_mul(KV_TILE_TOKENS);
         let kv_len = inp.kv_lens[r];
         let splits = if kv_len == 0 { 1 } else { kv_len.div_ceil(chunk_tokens) };
+        let item = |kv_head, row_start, kv_start, kv_end, partial_slot| DecodeWork {
+            request: r as u32,
+            kv_head,
+            row_start,
+            kv_start,
+            kv_end,
+            partial_slot,
+            kv_len,
+            q_len: inp.q_lens[r],
+            first_token: inp.q_indptr[r],
+            first_page_entry: inp.page_indptr[r],
+        };
         for kvh in 0..inp.kv_heads {
             for rb in 0..row_blocks(r) {
                 let row_start = rb * rows_per_block;
                 if splits == 1 {
-                    work.push(DecodeWork { request: r as u32, kv_head: kvh, row_start, kv_start: 0, kv_end: kv_len, partial_slot: FINAL_OUTPUT });
+                    work.push(item(kvh, row_start, 0, kv_len, FINAL_OUTPUT));
                 } else {
                     merge.push(MergeWork { request: r as u32, kv_head: kvh, row_start, first_slot: slot, num_splits: splits, _pad: 0 });
                     for s in 0..splits {
                         let kv_start = s * chunk_tokens;
                         let kv_end = (kv_start + chunk_tokens).min(kv_len);
-                        work.push(DecodeWork { request: r as u32, kv_head: kvh, row_start, kv_start, kv_end, partial_slot: slot });
+                        work.push(item(kvh, row_start, kv_start, kv_end, slot));
                         slot += 1;
                     }
                 }
@@ -162,7 +178,9 @@ mod tests {
     use super::*;
 
     fn inp<'a>(q: &'a [u32], kv: &'a [u32], qh: u32, kvh: u32) -> PlanInput<'a> {
-        PlanInput { q_lens: q, kv_lens: kv, q_heads: qh, kv_heads: kvh, head_dim: 128, sm_count: 132, ctas_per_sm: 2, splits: Splits::Auto }
+        // Indptrs are only copied into the work items; any monotone arrays do.
+        let ptr: &'static [u32] = Box::leak((0..=q.len() as u32).collect::<Vec<_>>().into_boxed_slice());
+        PlanInput { q_indptr: ptr, page_indptr: ptr, q_lens: q, kv_lens: kv, q_heads: qh, kv_heads: kvh, head_dim: 128, sm_count: 132, ctas_per_sm: 2, splits: Splits::Auto }
     }
 
     #[test]

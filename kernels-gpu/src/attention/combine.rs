@@ -3,8 +3,9 @@
 //! 1. partial LSEs of every (row, split) -> shared memory;
 //! 2. one thread per row: merged max and sum (the softmax-state merge of the contract, over all
 //!    splits at once), each split's weight overwrites its LSE, the row's LSE is stored;
-//! 3. one thread per (row, 4 columns): Σ weight × partial O, four splits' loads in flight at a
-//!    time; empty splits (weight 0) are not read.
+//! 3. up to 8 lanes per (row, 4 columns), each summing a stride of the splits with four loads
+//!    in flight, then a butterfly reduction: Σ weight × partial O; empty splits (weight 0) are
+//!    not read.
 
 use super::softmax::exp_ref;
 use crate::arch::*;
@@ -83,42 +84,65 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     // SAFETY: as above.
     unsafe { bar_sync_all() };
 
+    // Phase 3. A unit is (row, 4 columns); `tpu` consecutive lanes share a unit, each summing
+    // every tpu-th split, then reduce with butterfly shuffles. All lanes run the same number of
+    // iterations (shuffles need the whole warp).
     let chunks = p.head_dim / 4;
-    let mut i = tid;
-    while i < rows * chunks {
-        let (lr, d) = (i / chunks, 4 * (i % chunks));
+    let units = rows * chunks;
+    let mut tpu = 1;
+    while tpu < 8 && 2 * tpu <= splits && units * 2 * tpu <= COMBINE_THREADS {
+        tpu *= 2;
+    }
+    let per_pass = COMBINE_THREADS / tpu;
+    let k = tid % tpu;
+    let mut pass = 0;
+    while pass * per_pass < units {
+        let unit = pass * per_pass + tid / tpu;
+        let valid = unit < units;
+        let (lr, d) = if valid { (unit / chunks, 4 * (unit % chunks)) } else { (0, 0) };
         let row_w = s_w.add(lr * splits);
         let slot_o = |s: u32| Gmem::<f32>::from_addr(p.partial_o).add(((mw.first_slot + s) * p.rows_per_block + lr) as u64 * p.head_dim as u64 + d as u64);
         let mut o = [0f32; 4];
-        let mut s = 0;
-        while s < splits {
-            // Up to four splits' loads in flight before their sum.
+        let mut s = k;
+        while valid && s < splits {
+            // Up to four of this lane's splits' loads in flight before their sum.
             let mut w = [0f32; 4];
             let mut x = [[0u32; 4]; 4];
             for u in 0..4 {
-                if s + u < splits {
+                let su = s + u * tpu;
+                if su < splits {
                     // SAFETY: this row's weights.
-                    w[u as usize] = f32::from_bits(unsafe { ld_shared_u32(row_w.add(s + u).byte_add(0)) });
+                    w[u as usize] = f32::from_bits(unsafe { ld_shared_u32(row_w.add(su).byte_add(0)) });
                     if w[u as usize] > 0.0 {
                         // SAFETY: a slot the decode kernel wrote (its weight is non-zero).
-                        x[u as usize] = unsafe { ld_global_nc_v4_u32(slot_o(s + u).byte_add(0)) };
+                        x[u as usize] = unsafe { ld_global_nc_v4_u32(slot_o(su).byte_add(0)) };
                     }
                 }
             }
             for u in 0..4 {
-                for k in 0..4 {
-                    o[k] += w[u] * f32::from_bits(x[u][k]);
+                for c in 0..4 {
+                    o[c] += w[u] * f32::from_bits(x[u][c]);
                 }
             }
-            s += 4;
+            s += 4 * tpu;
         }
-        let at = (token_of(lr) * p.q_heads + head_of(lr)) as u64 * p.head_dim as u64 + d as u64;
-        let out = Gmem::<u16>::from_addr(p.o).add(at);
-        // SAFETY: a real row of the validated output, 8-byte aligned (d % 4 == 0).
-        unsafe {
-            *out.byte_add::<u32>(0).ptr() = E::pack(o[0], o[1]);
-            *out.byte_add::<u32>(4).ptr() = E::pack(o[2], o[3]);
+        let mut m = 1;
+        while m < tpu {
+            for c in 0..4 {
+                // SAFETY: every lane of the warp runs the same passes and butterflies.
+                o[c] += f32::from_bits(unsafe { shfl_sync_bfly_b32(o[c].to_bits(), m) });
+            }
+            m *= 2;
         }
-        i += COMBINE_THREADS;
+        if valid && k == 0 {
+            let at = (token_of(lr) * p.q_heads + head_of(lr)) as u64 * p.head_dim as u64 + d as u64;
+            let out = Gmem::<u16>::from_addr(p.o).add(at);
+            // SAFETY: a real row of the validated output, 8-byte aligned (d % 4 == 0).
+            unsafe {
+                *out.byte_add::<u32>(0).ptr() = E::pack(o[0], o[1]);
+                *out.byte_add::<u32>(4).ptr() = E::pack(o[2], o[3]);
+            }
+        }
+        pass += 1;
     }
 }
