@@ -73,7 +73,8 @@ impl DecodeConfig {
     pub fn pool_elems(&self) -> usize {
         self.num_pages as usize * self.layout().page_stride_elems() as usize
     }
-    fn validate(&self) -> Result<()> {
+    /// Check the configuration (head dim, head ratio, page size, scale, softcap, splits).
+    pub fn validate(&self) -> Result<()> {
         if ![64, 128, 256].contains(&self.head_dim) {
             return Err(Error::UnsupportedHeadDim(self.head_dim));
         }
@@ -126,7 +127,9 @@ fn check_indptr(name: &'static str, v: &[u32], n: usize) -> Result<()> {
 }
 
 impl BatchTables<'_> {
-    fn validate(&self, cfg: &DecodeConfig) -> Result<Vec<u32>> {
+    /// Check the tables against `cfg`: CSR shapes, 1..=16 new tokens, every used page id in
+    /// range, every KV length within its pages. Returns the new tokens per request.
+    pub fn validate(&self, cfg: &DecodeConfig) -> Result<Vec<u32>> {
         let n = self.kv_lens.len();
         if n == 0 {
             return Err(Error::EmptyBatch);
@@ -412,4 +415,77 @@ impl DecodePlan {
         // the tensors' sizes were checked by `run` (or are the `run_raw` caller's contract).
         launch::decode(dev, self.decode_kernel, self.dims, self.combine_kernel, combine, stream, &p)
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> DecodeConfig {
+        DecodeConfig::new(32, 8, 128, 16, 10, Dtype16::Bf16)
+    }
+    fn tables<'a>(q: &'a [u32], kv: &'a [u32], pi: &'a [u32], idx: &'a [u32]) -> BatchTables<'a> {
+        BatchTables { q_indptr: q, kv_lens: kv, page_indptr: pi, page_indices: idx }
+    }
+
+    #[test]
+    fn config_errors() {
+        let mut c = cfg();
+        c.head_dim = 96;
+        assert_eq!(c.validate(), Err(Error::UnsupportedHeadDim(96)));
+        let mut c = cfg();
+        c.q_heads = 12;
+        c.kv_heads = 5;
+        assert_eq!(c.validate(), Err(Error::HeadRatio { q_heads: 12, kv_heads: 5 }));
+        let mut c = cfg();
+        c.kv_heads = 0;
+        assert!(matches!(c.validate(), Err(Error::HeadRatio { .. })));
+        let mut c = cfg();
+        c.page_size = 0;
+        assert!(matches!(c.validate(), Err(Error::InvalidArgument { name: "page_size", .. })));
+        let mut c = cfg();
+        c.softcap = Some(-1.0);
+        assert!(matches!(c.validate(), Err(Error::InvalidArgument { name: "softcap", .. })));
+        let mut c = cfg();
+        c.sm_scale = Some(f32::NAN);
+        assert!(matches!(c.validate(), Err(Error::InvalidArgument { name: "sm_scale", .. })));
+        let mut c = cfg();
+        c.splits = Splits::Fixed(0);
+        assert!(matches!(c.validate(), Err(Error::InvalidArgument { name: "splits", .. })));
+        assert_eq!(cfg().validate(), Ok(()));
+    }
+
+    #[test]
+    fn table_errors() {
+        let c = cfg();
+        assert_eq!(tables(&[0], &[], &[0], &[]).validate(&c), Err(Error::EmptyBatch));
+        // 17 new tokens.
+        assert_eq!(tables(&[0, 17], &[20], &[0, 2], &[1, 2]).validate(&c), Err(Error::NewTokens { request: 0, q_len: 17 }));
+        // 0 new tokens.
+        assert_eq!(tables(&[0, 0], &[20], &[0, 2], &[1, 2]).validate(&c), Err(Error::NewTokens { request: 0, q_len: 0 }));
+        // Page id 10 in a 10-page pool.
+        assert_eq!(
+            tables(&[0, 1], &[20], &[0, 2], &[3, 10]).validate(&c),
+            Err(Error::PageIdOutOfRange { request: 0, entry: 1, page: 10, num_pages: 10 })
+        );
+        // 33 keys need 3 pages of 16.
+        assert_eq!(
+            tables(&[0, 1], &[33], &[0, 2], &[3, 4]).validate(&c),
+            Err(Error::KvLenExceedsPages { request: 0, kv_len: 33, page_size: 16, need: 3, given: 2 })
+        );
+        // Malformed CSR arrays.
+        assert!(matches!(tables(&[0, 1, 2], &[5], &[0, 1], &[0]).validate(&c), Err(Error::BadIndptr { name: "q_indptr", .. })));
+        assert!(matches!(tables(&[0, 1], &[5], &[1, 1], &[0]).validate(&c), Err(Error::BadIndptr { name: "page_indptr", .. })));
+        assert!(matches!(tables(&[0, 1], &[5], &[0, 4], &[0]).validate(&c), Err(Error::BadIndptr { name: "page_indptr", .. })));
+        assert!(matches!(tables(&[0, 2, 1], &[5, 5], &[0, 1, 2], &[0, 1]).validate(&c), Err(Error::BadIndptr { name: "q_indptr", .. })));
+        // Unused spare entries may hold anything; kv_len 0 needs no page.
+        assert_eq!(tables(&[0, 1, 5], &[0, 16], &[0, 0, 2], &[7, 999]).validate(&c), Ok(vec![1, 4]));
+    }
+}
+
+/// Plan and run in one call (for a batch decoded once; keep a [`DecodePlan`] to reuse it).
+pub fn decode<T>(dev: &Device, cfg: &DecodeConfig, tables: &BatchTables, tensors: DecodeTensors<'_, T>) -> Result<DecodePlan> {
+    let plan = DecodePlan::new(dev, cfg, tables)?;
+    plan.run(dev, tensors)?;
+    Ok(plan)
 }

@@ -169,6 +169,7 @@ pub fn cases() -> Vec<Case> {
         } },
         Case { name: "decode/splits1_equals_splitsn", run: splits_agree },
         Case { name: "decode/empty_requests_zero_and_neg_inf", run: empty_requests },
+        Case { name: "decode/bad_tensors_rejected_before_launch", run: bad_tensors },
     ]
 }
 
@@ -190,6 +191,48 @@ fn empty_requests(d: &Device) -> CaseResult {
         let mut c = base(128, 16, 4, 4, vec![0, 0, 5]);
         c.sinks = sinks;
         case_result(d, &c)?;
+    }
+    Ok(Outcome::Pass)
+}
+
+/// Wrong shapes, dtypes and alignment are refused with typed errors and nothing is written.
+fn bad_tensors(d: &Device) -> CaseResult {
+    use ferroflash::{Error, RawTensors};
+    let cfg = DecodeConfig::new(8, 2, 128, 16, 4, Dtype16::Bf16);
+    let (q_indptr, kv_lens, page_indptr, page_indices) = ([0u32, 1], [20u32], [0u32, 2], [3u32, 1]);
+    let plan = DecodePlan::new(d, &cfg, &BatchTables { q_indptr: &q_indptr, kv_lens: &kv_lens, page_indptr: &page_indptr, page_indices: &page_indices }).map_err(|e| e.to_string())?;
+    let s = d.stream();
+    let alloc16 = |n: usize| s.clone_htod(&vec![0x7fc0u16; n]).map_err(|e| format!("{e:?}"));
+    let pool = cfg.pool_elems();
+    let (q, k, v) = (alloc16(8 * 128)?, alloc16(pool)?, alloc16(pool)?);
+    let short_q = alloc16(8 * 128 - 1)?;
+    let q32 = s.clone_htod(&vec![0f32; 8 * 128]).map_err(|e| format!("{e:?}"))?;
+    let mut o = alloc16(8 * 128)?;
+    let mut o32 = s.clone_htod(&vec![0f32; 8 * 128]).map_err(|e| format!("{e:?}"))?;
+    let t = |q, o| DecodeTensors { q, k_pool: &k, v_pool: &v, o, lse: None, sinks: None, k_scale: None, v_scale: None };
+    match plan.run(d, t(&short_q, &mut o)) {
+        Err(Error::ShapeMismatch { name: "q", .. }) => {}
+        r => return Err(format!("short q: {r:?}")),
+    }
+    match plan.run(d, DecodeTensors { q: &q32, k_pool: &q32, v_pool: &q32, o: &mut o32, lse: None, sinks: None, k_scale: None, v_scale: None }) {
+        Err(Error::DtypeMismatch { name: "q", .. }) => {}
+        r => return Err(format!("f32 q: {r:?}")),
+    }
+    let raw = |q: u64| RawTensors { q, k_pool: 256, v_pool: 512, o: 768, ..Default::default() };
+    // SAFETY: rejected by the alignment check before anything is launched.
+    match unsafe { plan.run_raw(d, raw(4096 + 2), s.cu_stream()) } {
+        Err(Error::Misaligned { name: "q", .. }) => {}
+        r => return Err(format!("misaligned q: {r:?}")),
+    }
+    // SAFETY: rejected (null) before anything is launched.
+    match unsafe { plan.run_raw(d, raw(0), s.cu_stream()) } {
+        Err(Error::InvalidArgument { name: "q", .. }) => {}
+        r => return Err(format!("null q: {r:?}")),
+    }
+    s.synchronize().map_err(|e| format!("{e:?}"))?;
+    let after: Vec<u16> = s.clone_dtoh(&o).map_err(|e| format!("{e:?}"))?;
+    if after.iter().any(|&b| b != 0x7fc0) {
+        return Err("an output was written although every call was refused".into());
     }
     Ok(Outcome::Pass)
 }
