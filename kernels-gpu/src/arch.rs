@@ -202,6 +202,17 @@ pub unsafe fn bar_sync_named(id: u32, count: u32) {
     unsafe { asm!("bar.sync {id}, {n};", id = in(reg32) id, n = in(reg32) count, options(nostack)) };
 }
 
+/// `barrier.sync id, count` (no `.aligned`): a named barrier that threads may reach from
+/// different instructions or divergent code (sm_70+), e.g. warps of different roles meeting once.
+///
+/// # Safety
+/// Exactly `count` threads (whole warps) must use barrier `id` at each phase.
+#[inline(always)]
+pub unsafe fn barrier_sync_unaligned(id: u32, count: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("barrier.sync {id}, {n};", id = in(reg32) id, n = in(reg32) count, options(nostack)) };
+}
+
 /// `bar.arrive id, count`: signal a named barrier without waiting (producer side).
 ///
 /// # Safety

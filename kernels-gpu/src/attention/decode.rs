@@ -84,6 +84,9 @@ pub unsafe fn decode_cta<E: Elem16, const D: usize, const NT: usize, const KS: u
     unsafe {
         if warp == CONSUMER_WARPS {
             producer::<D, STAGES>(p, &b);
+            // The ring becomes the consumers' merge scratch: meet them once more after the
+            // last copy landed (See Note [ring reuse] in docs/DESIGN.md).
+            barrier_sync_unaligned(BAR_RING_REUSE, THREADS);
         } else {
             consumer::<E, D, NT, KS, MT, STAGES>(p, &b, warp);
         }
@@ -369,8 +372,9 @@ unsafe fn merge_and_store<E: Elem16, const D: usize, const NT: usize, const MT: 
     let s_o: Smem<f32> = dynamic_smem_base().byte_add(b.plan.ring_offset);
     let s_m: Smem<f32> = s_o.add(CONSUMER_WARPS * rows * stride);
     let s_l: Smem<f32> = s_m.add(CONSUMER_WARPS * rows);
-    // SAFETY: every consumer is done reading the ring before anyone overwrites it.
-    unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
+    // SAFETY: all 160 threads: every consumer is done reading the ring and every producer
+    // copy has completed (wait_group 0) before anyone overwrites it.
+    unsafe { barrier_sync_unaligned(BAR_RING_REUSE, THREADS) };
     for mt in 0..MT {
         for h in 0..2 {
             let lr = 16 * mt as u32 + quad.g + 8 * h as u32;
