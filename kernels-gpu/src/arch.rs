@@ -622,21 +622,63 @@ pub unsafe fn mbarrier_init_shared_b64(bar: Smem<u64>, count: u32) {
     unsafe { asm!("mbarrier.init.shared::cta.b64 [{b}], {n};", b = in(reg32) bar.addr(), n = in(reg32) count, options(nostack)) };
 }
 
-/// `mbarrier.try_wait.parity.shared::cta.b64`: whether the phase with `parity` has completed
-/// (the instruction may also suspend the thread for a system-dependent time first).
+/// `mbarrier.arrive.shared::cta.b64`: one arrival on `bar` (release semantics at CTA scope:
+/// this thread's prior memory accesses are visible to a thread whose wait observes the phase).
+///
+/// # Safety
+/// `bar` an initialised mbarrier whose current phase expects this arrival.
+#[inline(always)]
+pub unsafe fn mbarrier_arrive_shared_b64(bar: Smem<u64>) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("{{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [{b}]; }}", b = in(reg32) bar.addr(), options(nostack)) };
+}
+
+/// `cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar]`: arrive on `bar` once every
+/// `cp.async` this thread issued so far has completed (`.noinc`: the arrival counts against the
+/// count `bar` was initialised with). The copies' data is visible to threads whose wait on `bar`
+/// observes the phase.
+///
+/// # Safety
+/// `bar` an initialised mbarrier whose phase expects this arrival.
+#[inline(always)]
+pub unsafe fn cp_async_mbarrier_arrive_noinc_shared_b64(bar: Smem<u64>) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [{b}];", b = in(reg32) bar.addr(), options(nostack)) };
+}
+
+/// Test (sm_80: `mbarrier.test_wait.parity`) or wait a while (sm_90+: `mbarrier.try_wait.parity`)
+/// for the phase with `parity` of `bar` to complete; true once it has (acquire semantics).
 ///
 /// # Safety
 /// `bar` an initialised mbarrier.
 #[inline(always)]
 pub unsafe fn mbarrier_try_wait_parity_shared_b64(bar: Smem<u64>, parity: u32) -> bool {
     let done: u32;
+    #[cfg(target_feature = "sm_90")]
+    macro_rules! form {
+        () => {
+            "{{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [{b}], {ph}; selp.u32 {d}, 1, 0, p; }}"
+        };
+    }
+    #[cfg(not(target_feature = "sm_90"))]
+    macro_rules! form {
+        () => {
+            "{{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [{b}], {ph}; selp.u32 {d}, 1, 0, p; }}"
+        };
+    }
     // SAFETY: forwarded to the caller.
-    unsafe {
-        asm!(
-            "{{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [{b}], {ph}; selp.u32 {d}, 1, 0, p; }}",
-            b = in(reg32) bar.addr(), ph = in(reg32) parity, d = out(reg32) done, options(nostack))
-    };
+    unsafe { asm!(form!(), b = in(reg32) bar.addr(), ph = in(reg32) parity, d = out(reg32) done, options(nostack)) };
     done != 0
+}
+
+/// Spin on [`mbarrier_try_wait_parity_shared_b64`] until the phase with `parity` completes.
+///
+/// # Safety
+/// As [`mbarrier_try_wait_parity_shared_b64`]; the phase must eventually complete.
+#[inline(always)]
+pub unsafe fn mbarrier_wait_parity_shared_b64(bar: Smem<u64>, parity: u32) {
+    // SAFETY: forwarded to the caller.
+    while !unsafe { mbarrier_try_wait_parity_shared_b64(bar, parity) } {}
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -7,8 +7,10 @@
 //! - consumers (warps 0-3): each takes 16 keys of every 64-key tile: S = Q·Kᵀ and O += P·V with
 //!   `mma.sync m16n8k16`, online softmax in registers; at the end the four warps merge through
 //!   shared memory and write the final output or a split-KV partial.
-//! Stages are handed over with named barriers: `bar_full(s)` (producer arrives after its copies
-//! landed) and `bar_empty(s)` (consumers arrive when done reading).
+//! Stages are handed over with mbarriers (See Note [stage hand-over] in docs/DESIGN.md):
+//! `full[s]` completes when the producer lanes' copies of the stage have landed
+//! (`cp.async.mbarrier.arrive.noinc`), `empty[s]` when the 128 consumer threads are done reading
+//! it. The phase parity of a tile `t` in stage `t % STAGES` is `(t / STAGES) & 1`.
 
 use super::softmax::{exp_ref, RowMask, ScoreTransform};
 use crate::arch::*;
@@ -28,6 +30,30 @@ struct Block {
     num_tiles: u32,
     geo: DecodeGeometry,
     plan: DecodeSmemPlan,
+}
+
+/// The full/empty mbarriers of the ring.
+#[derive(Clone, Copy)]
+struct Mbarriers {
+    base: Smem<u8>,
+    stages: u32,
+}
+
+impl Mbarriers {
+    #[inline(always)]
+    fn full(&self, s: u32) -> Smem<u64> {
+        self.base.byte_add(8 * mbar_full(s))
+    }
+    #[inline(always)]
+    fn empty(&self, s: u32) -> Smem<u64> {
+        self.base.byte_add(8 * mbar_empty(s, self.stages))
+    }
+}
+
+/// Phase parity of the `t`-th tile's use of its stage.
+#[inline(always)]
+const fn parity(t: u32, stages: u32) -> u32 {
+    (t / stages) & 1
 }
 
 /// Row offset marker for "no row here": the copy becomes a 16-byte zero fill.
@@ -80,15 +106,27 @@ pub unsafe fn decode_cta<E: Elem16, const D: usize, const NT: usize, const KS: u
         plan: geo.smem(),
     };
     let warp = thread_idx_x() / 32;
+    let mbar = Mbarriers { base: dynamic_smem_base().byte_add(b.plan.mbar_offset), stages: STAGES as u32 };
+    // SAFETY: the mbarrier array is inside the plan; initialised by one thread and published to
+    // the CTA by a barrier every thread reaches at this one instruction.
+    unsafe {
+        if thread_idx_x() == 0 {
+            for s in 0..STAGES as u32 {
+                mbarrier_init_shared_b64(mbar.full(s), FULL_ARRIVALS);
+                mbarrier_init_shared_b64(mbar.empty(s), EMPTY_ARRIVALS);
+            }
+        }
+        bar_sync_all();
+    }
     // SAFETY: forwarded launch contract; the branch is warp-uniform.
     unsafe {
         if warp == CONSUMER_WARPS {
-            producer::<D, STAGES>(p, &b);
+            producer::<D, STAGES>(p, &b, mbar);
             // The ring becomes the consumers' merge scratch: meet them once more after the
             // last copy landed (See Note [ring reuse] in docs/DESIGN.md).
             barrier_sync_unaligned(BAR_RING_REUSE, THREADS);
         } else {
-            consumer::<E, D, NT, KS, MT, STAGES>(p, &b, warp);
+            consumer::<E, D, NT, KS, MT, STAGES>(p, &b, warp, mbar);
         }
     }
 }
@@ -98,7 +136,7 @@ pub unsafe fn decode_cta<E: Elem16, const D: usize, const NT: usize, const KS: u
 /// byte offsets in the pools; the copy loop then broadcasts each row's offset with `shfl` to the
 /// lanes that copy that row's 16-byte chunks, so every warp-wide `cp.async` moves whole rows.
 #[inline(always)]
-unsafe fn producer<const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block) {
+unsafe fn producer<const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, mbar: Mbarriers) {
     let lane = lane_id();
     let cpr = b.geo.chunks_per_row();
     let rows_per_copy = 32 / cpr;
@@ -135,11 +173,10 @@ unsafe fn producer<const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Bl
     let mut t = 0;
     while t < b.num_tiles {
         let s = t % STAGES as u32;
-        // SAFETY: named-barrier protocol of the module doc; 32 producer + 128 consumer threads.
-        unsafe {
-            if t >= STAGES as u32 {
-                bar_sync_named(bar_empty(s, STAGES as u32), THREADS);
-            }
+        if t >= STAGES as u32 {
+            // SAFETY: hand-over protocol of the module doc: wait until the consumers released
+            // this stage's previous tile (t - STAGES).
+            unsafe { mbarrier_wait_parity_shared_b64(mbar.empty(s), parity(t - STAGES as u32, STAGES as u32)) };
         }
         let cur = offsets(t, ids_next);
         ids_next = ids_after;
@@ -167,22 +204,15 @@ unsafe fn producer<const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Bl
             }
             it += 1;
         }
-        cp_async_commit_group();
-        // Keep STAGES - 1 tiles in flight; announce the oldest once it has landed.
-        if t + 1 >= STAGES as u32 {
-            cp_async_wait_group_n(STAGES as u32 - 1);
-            // SAFETY: barrier protocol.
-            unsafe { bar_arrive_named(bar_full((t + 1 - STAGES as u32) % STAGES as u32), THREADS) };
-        }
+        // The stage is full once this lane's copies (and every older one) have landed; the
+        // producer itself never waits for data, only for free stages.
+        // SAFETY: hand-over protocol; every producer lane arrives once per tile.
+        unsafe { cp_async_mbarrier_arrive_noinc_shared_b64(mbar.full(s)) };
         t += 1;
     }
+    // Nothing of ours is in flight once the consumers are done (they waited on every full
+    // phase); make that true for this thread too before the ring is reused.
     cp_async_wait_group::<0>();
-    let mut t = b.num_tiles.saturating_sub(STAGES as u32 - 1);
-    while t < b.num_tiles {
-        // SAFETY: barrier protocol.
-        unsafe { bar_arrive_named(bar_full(t % STAGES as u32), THREADS) };
-        t += 1;
-    }
 }
 
 /// Token index (within the request) of local packed row `lr`, and whether it is a real row.
@@ -203,6 +233,7 @@ unsafe fn consumer<E: Elem16, const D: usize, const NT: usize, const KS: usize, 
     p: &DecodeParams,
     b: &Block,
     warp: u32,
+    mbar: Mbarriers,
 ) {
     let tid = thread_idx_x();
     let lane = lane_id();
@@ -264,8 +295,8 @@ unsafe fn consumer<E: Elem16, const D: usize, const NT: usize, const KS: usize, 
     let mut t = 0;
     while t < b.num_tiles {
         let s = t % STAGES as u32;
-        // SAFETY: barrier protocol (module doc).
-        unsafe { bar_sync_named(bar_full(s), THREADS) };
+        // SAFETY: hand-over protocol (module doc).
+        unsafe { mbarrier_wait_parity_shared_b64(mbar.full(s), parity(t, STAGES as u32)) };
         let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr };
         let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), chunks_per_row: cpr };
 
@@ -344,8 +375,8 @@ unsafe fn consumer<E: Elem16, const D: usize, const NT: usize, const KS: usize, 
             }
         }
         if t + (STAGES as u32) < b.num_tiles {
-            // SAFETY: barrier protocol.
-            unsafe { bar_arrive_named(bar_empty(s, STAGES as u32), THREADS) };
+            // SAFETY: hand-over protocol: this thread's reads of the stage are done.
+            unsafe { mbarrier_arrive_shared_b64(mbar.empty(s)) };
         }
         t += 1;
     }
