@@ -13,7 +13,7 @@ use cudarc::driver::sys::{CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptu
 use cudarc::driver::CudaSlice;
 use ferroflash::{bench, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Device, Dtype16, Error, Splits};
 use ferroflash_reference::gen::{generate, GenOptions};
-use ferroflash_reference::{reference_f64, DType, Inputs, Problem, Storage};
+use ferroflash_reference::{reference_f64, DType, Inputs, Problem};
 use std::io::Write;
 use std::time::Instant;
 
@@ -206,21 +206,8 @@ impl Case {
             let problem = Problem { q_heads: qh, kv_heads: kvh, head_dim: d, page_size: page, q_lens: vec![q_len as u32], kv_lens: vec![kv_len], sm_scale: 1.0 / (d as f32).sqrt(), softcap: None, window_left: None, q_dtype: DType::Bf16, kv_dtype: DType::Bf16 };
             let k_pool = gather(0);
             let v_pool = gather(BLOCK_ELEMS / 3);
-            let x = Inputs {
-                q_bits: Storage::encode(DType::Bf16, &q),
-                k_bits: Storage::encode(DType::Bf16, &k_pool),
-                v_bits: Storage::encode(DType::Bf16, &v_pool),
-                q,
-                k_pool,
-                v_pool,
-                num_pages: my_pages.len(),
-                page_indptr: vec![0, my_pages.len() as u32],
-                page_indices: (0..my_pages.len() as u32).collect(),
-                q_scale: 1.0,
-                k_scale: vec![1.0; kvh],
-                v_scale: vec![1.0; kvh],
-                sinks: None,
-            };
+            let n = my_pages.len();
+            let x = Inputs::from_values(&problem, q, k_pool, v_pool, n, vec![0, n as u32], (0..n as u32).collect());
             let reference = reference_f64(&problem, &x);
             for (i, &want) in reference.o.iter().enumerate() {
                 let got = half::bf16::from_bits(o[q0 + i]).to_f64();

@@ -194,6 +194,26 @@ pub struct Inputs {
 }
 
 impl Inputs {
+    /// Inputs from element values already representable in `p`'s dtypes (the codes are their
+    /// encodings), with unit scales and no sinks.
+    pub fn from_values(p: &Problem, q: Vec<f32>, k_pool: Vec<f32>, v_pool: Vec<f32>, num_pages: usize, page_indptr: Vec<u32>, page_indices: Vec<u32>) -> Inputs {
+        Inputs {
+            q_bits: Storage::encode(p.q_dtype, &q),
+            k_bits: Storage::encode(p.kv_dtype, &k_pool),
+            v_bits: Storage::encode(p.kv_dtype, &v_pool),
+            q,
+            k_pool,
+            v_pool,
+            num_pages,
+            page_indptr,
+            page_indices,
+            q_scale: 1.0,
+            k_scale: vec![1.0; p.kv_heads],
+            v_scale: vec![1.0; p.kv_heads],
+            sinks: None,
+        }
+    }
+
     /// Checks every length, the page table and that the codes have the dtypes' widths.
     pub fn validate(&self, p: &Problem) -> Result<(), String> {
         let n = p.num_requests();

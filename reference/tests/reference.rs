@@ -4,7 +4,7 @@ use approx::assert_abs_diff_eq;
 use ferroflash_reference::check::{compare, tolerance_for};
 use ferroflash_reference::gen::{generate, GenOptions, ScaleMode};
 use ferroflash_reference::{
-    dense_f64, reference_f64, reference_matched, DType, Inputs, Output, Problem, Storage,
+    dense_f64, reference_f64, reference_matched, DType, Inputs, Output, Problem,
 };
 use proptest::prelude::*;
 use rand::rngs::StdRng;
@@ -213,21 +213,9 @@ fn hand_case() -> (Problem, Inputs) {
     let k_pool = vec![0.0, 1.0, 1.0, 0.0];
     let v_pool = vec![0.0, 1.0, 1.0, 0.0];
     let q = vec![1.0, 2.0];
-    let x = Inputs {
-        q_bits: Storage::encode(DType::Bf16, &q),
-        k_bits: Storage::encode(DType::Bf16, &k_pool),
-        v_bits: Storage::encode(DType::Bf16, &v_pool),
-        q,
-        k_pool,
-        v_pool,
-        num_pages: 2,
-        page_indptr: vec![0, 2],
-        page_indices: vec![1, 0],
-        q_scale: 0.5,
-        k_scale: vec![2.0],
-        v_scale: vec![1.0],
-        sinks: None,
-    };
+    let mut x = Inputs::from_values(&p, q, k_pool, v_pool, 2, vec![0, 2], vec![1, 0]);
+    x.q_scale = 0.5;
+    x.k_scale = vec![2.0];
     (p, x)
 }
 
