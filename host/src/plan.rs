@@ -177,9 +177,19 @@ pub fn plan(inp: &PlanInput) -> Plan {
 mod tests {
     use super::*;
 
+    /// Indptrs are only copied into the work items: any monotone array of the right length does.
+    const PTR: [u32; 65] = {
+        let mut a = [0u32; 65];
+        let mut i = 0;
+        while i < 65 {
+            a[i] = i as u32;
+            i += 1;
+        }
+        a
+    };
+
     fn inp<'a>(q: &'a [u32], kv: &'a [u32], qh: u32, kvh: u32) -> PlanInput<'a> {
-        // Indptrs are only copied into the work items; any monotone arrays do.
-        let ptr: &'static [u32] = Box::leak((0..=q.len() as u32).collect::<Vec<_>>().into_boxed_slice());
+        let ptr = &PTR[..=q.len()];
         PlanInput { q_indptr: ptr, page_indptr: ptr, q_lens: q, kv_lens: kv, q_heads: qh, kv_heads: kvh, head_dim: 128, sm_count: 132, ctas_per_sm: 2, splits: Splits::Auto }
     }
 

@@ -1,0 +1,161 @@
+//! Property tests of the decode planner (pure Rust, no GPU): coverage, ordering, slots, limits
+//! and determinism over generated batches. `FF_PLAN_CASES` sets the case count (default 10,000).
+
+use ferroflash::plan::{plan, Plan, PlanInput, Splits, MAX_SPLITS};
+use ferroflash_contract::params::FINAL_OUTPUT;
+use proptest::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+#[derive(Clone, Debug)]
+struct Batch {
+    q_lens: Vec<u32>,
+    kv_lens: Vec<u32>,
+    kv_heads: u32,
+    group: u32,
+    head_dim: u32,
+    sm_count: u32,
+    ctas_per_sm: u32,
+    splits: Splits,
+}
+
+fn batch() -> impl Strategy<Value = Batch> {
+    let len = prop_oneof![Just(0u32), 1u32..130, 1u32..5000, 30_000u32..70_000];
+    (1usize..40).prop_flat_map(move |n| {
+        (
+            prop::collection::vec(1u32..=16, n),
+            prop::collection::vec(len.clone(), n),
+            1u32..9,
+            prop::sample::select(vec![1u32, 2, 4, 7, 8, 12, 16]),
+            prop::sample::select(vec![64u32, 128, 256]),
+            prop::sample::select(vec![1u32, 8, 108, 132]),
+            1u32..4,
+            prop_oneof![Just(Splits::Auto), (1u32..400).prop_map(Splits::Fixed)],
+        )
+            .prop_map(|(q_lens, kv_lens, kv_heads, group, head_dim, sm_count, ctas_per_sm, splits)| Batch {
+                q_lens,
+                kv_lens,
+                kv_heads,
+                group,
+                head_dim,
+                sm_count,
+                ctas_per_sm,
+                splits,
+            })
+    })
+}
+
+fn indptr(v: &[u32]) -> Vec<u32> {
+    std::iter::once(0).chain(v.iter().scan(0, |a, &x| {
+        *a += x;
+        Some(*a)
+    })).collect()
+}
+
+fn run(b: &Batch) -> (Plan, Vec<u32>, Vec<u32>) {
+    let q_indptr = indptr(&b.q_lens);
+    let page_indptr = indptr(&b.kv_lens.iter().map(|l| l.div_ceil(16)).collect::<Vec<_>>());
+    let p = plan(&PlanInput {
+        q_indptr: &q_indptr,
+        page_indptr: &page_indptr,
+        q_lens: &b.q_lens,
+        kv_lens: &b.kv_lens,
+        q_heads: b.kv_heads * b.group,
+        kv_heads: b.kv_heads,
+        head_dim: b.head_dim,
+        sm_count: b.sm_count,
+        ctas_per_sm: b.ctas_per_sm,
+        splits: b.splits,
+    });
+    (p, q_indptr, page_indptr)
+}
+
+fn cases() -> u32 {
+    std::env::var("FF_PLAN_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn plan_invariants(b in batch()) {
+        let (p, q_indptr, page_indptr) = run(&b);
+        let rpb = p.rows_per_block();
+        prop_assert!(p.m_tiles == 1 || p.m_tiles == 2);
+        // Group the work by output block.
+        let mut blocks: BTreeMap<(u32, u32, u32), Vec<_>> = BTreeMap::new();
+        for w in &p.work {
+            let r = w.request as usize;
+            // Scalars copied from the request tables.
+            prop_assert_eq!(w.kv_len, b.kv_lens[r]);
+            prop_assert_eq!(w.q_len, b.q_lens[r]);
+            prop_assert_eq!(w.first_token, q_indptr[r]);
+            prop_assert_eq!(w.first_page_entry, page_indptr[r]);
+            prop_assert!(w.kv_head < b.kv_heads);
+            blocks.entry((w.request, w.kv_head, w.row_start)).or_default().push(*w);
+        }
+        // Every (request, kv head, packed row) is in exactly one row block; every block's KV
+        // ranges are contiguous, ordered, non-empty (one empty range for kv_len 0) and cover it.
+        let mut expected_blocks = 0usize;
+        for r in 0..b.q_lens.len() {
+            let rows = b.q_lens[r] * b.group;
+            for kvh in 0..b.kv_heads {
+                for rb in 0..rows.div_ceil(rpb) {
+                    expected_blocks += 1;
+                    let mut items = blocks.get(&(r as u32, kvh, rb * rpb)).cloned().unwrap_or_default();
+                    prop_assert!(!items.is_empty(), "block ({}, {}, {}) not covered", r, kvh, rb);
+                    items.sort_by_key(|w| w.kv_start);
+                    prop_assert_eq!(items[0].kv_start, 0);
+                    prop_assert_eq!(items.last().unwrap().kv_end, b.kv_lens[r]);
+                    for pair in items.windows(2) {
+                        prop_assert_eq!(pair[0].kv_end, pair[1].kv_start);
+                    }
+                    if b.kv_lens[r] == 0 {
+                        prop_assert_eq!(items.len(), 1);
+                    } else {
+                        prop_assert!(items.iter().all(|w| w.kv_start < w.kv_end));
+                    }
+                    prop_assert!(items.len() as u32 <= MAX_SPLITS);
+                    // One item writes the output, or every item writes a partial slot.
+                    if items.len() == 1 {
+                        prop_assert_eq!(items[0].partial_slot, FINAL_OUTPUT);
+                    } else {
+                        prop_assert!(items.iter().all(|w| w.partial_slot != FINAL_OUTPUT));
+                    }
+                }
+            }
+        }
+        prop_assert_eq!(blocks.len(), expected_blocks);
+        // Slots: each split item has its own slot in [0, num_slots); each merge covers exactly
+        // its block's slots, consecutively.
+        let slots: Vec<u32> = p.work.iter().filter(|w| w.partial_slot != FINAL_OUTPUT).map(|w| w.partial_slot).collect();
+        let unique: BTreeSet<u32> = slots.iter().copied().collect();
+        prop_assert_eq!(unique.len(), slots.len());
+        prop_assert_eq!(slots.len() as u32, p.num_slots);
+        prop_assert!(slots.iter().all(|&s| s < p.num_slots));
+        let mut merged = 0;
+        for m in &p.merge {
+            prop_assert!(m.num_splits >= 2);
+            let items = &blocks[&(m.request, m.kv_head, m.row_start)];
+            prop_assert_eq!(items.len() as u32, m.num_splits);
+            let mut got: Vec<u32> = items.iter().map(|w| w.partial_slot).collect();
+            got.sort();
+            let want: Vec<u32> = (m.first_slot..m.first_slot + m.num_splits).collect();
+            prop_assert_eq!(got, want);
+            merged += m.num_splits;
+        }
+        prop_assert_eq!(merged, p.num_slots);
+        // Workspace sizes follow from the slots.
+        prop_assert_eq!(p.partial_lse_elems(), p.num_slots as usize * rpb as usize);
+        prop_assert_eq!(p.partial_o_elems(b.head_dim), p.partial_lse_elems() * b.head_dim as usize);
+        // Grid within the launch limit.
+        prop_assert!(p.work.len() < i32::MAX as usize);
+        // Automatic splitting stays within one wave when it splits at all.
+        if b.splits == Splits::Auto && !p.merge.is_empty() {
+            prop_assert!(p.work.len() as u32 <= b.sm_count * b.ctas_per_sm, "{} CTAs for a wave of {}", p.work.len(), b.sm_count * b.ctas_per_sm);
+        }
+        // Longest ranges first.
+        prop_assert!(p.work.windows(2).all(|w| w[0].kv_end - w[0].kv_start >= w[1].kv_end - w[1].kv_start));
+        // Deterministic.
+        prop_assert_eq!(run(&b).0, p);
+    }
+}
