@@ -133,6 +133,8 @@ pub struct DecodeParams {
     pub v_scale: u64,
     /// Device counter of valid work items (CUDA-graph mode), or [`NONE_ADDR`]: use `num_work`.
     pub num_work_dev: u64,
+    /// Device counter of valid merge items (CUDA-graph mode), or [`NONE_ADDR`]: use `num_merge`.
+    pub num_merge_dev: u64,
     pub num_work: u32,
     pub num_merge: u32,
     pub q_heads: u32,

@@ -26,9 +26,10 @@ use crate::launch::{self, LaunchDims};
 pub use crate::plan::Splits;
 use crate::plan::{plan, Plan, PlanInput};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
-use ferroflash_contract::decode::{combine_smem_bytes, geometry, COMBINE_THREADS, THREADS};
+use crate::plan::MAX_SPLITS;
+use ferroflash_contract::decode::{combine_smem_bytes, geometry, COMBINE_THREADS, M_TILE_ROWS, THREADS};
 use ferroflash_contract::names::decode as names;
-use ferroflash_contract::params::{DecodeParams, NONE_ADDR, NO_WINDOW};
+use ferroflash_contract::params::{DecodeParams, DecodeWork, MergeWork, NONE_ADDR, NO_WINDOW};
 use ferroflash_contract::softmax::LOG2_E;
 use ferroflash_contract::PagedKvLayout;
 
@@ -162,21 +163,143 @@ impl BatchTables<'_> {
 }
 
 /// A validated, planned batch with its tables, work list and workspace on the device.
+///
+/// Two modes. [`DecodePlan::new`]: buffers sized for one batch, grid = its work list.
+/// [`DecodePlan::for_graphs`]: buffers sized once for a [`GraphCapacity`], a fixed grid whose
+/// CTAs read the live work count from device memory, and [`DecodePlan::update`] to re-plan a new
+/// batch in place, so a CUDA graph captured over [`DecodePlan::run`] replays any batch within
+/// the capacity (See Note [graph mode] in docs/DESIGN.md).
 pub struct DecodePlan {
     cfg: DecodeConfig,
     plan: Plan,
     total_tokens: usize,
+    graph: Option<GraphCapacity>,
+    m_tiles: u32,
+    ctas_per_sm: u32,
     decode_kernel: &'static str,
     combine_kernel: &'static str,
     dims: LaunchDims,
-    g_q_indptr: CudaSlice<u32>,
-    g_kv_lens: CudaSlice<u32>,
-    g_page_indptr: CudaSlice<u32>,
-    g_page_indices: CudaSlice<u32>,
-    g_work: CudaSlice<u32>,
-    g_merge: CudaSlice<u32>,
-    g_partial_o: CudaSlice<f32>,
-    g_partial_lse: CudaSlice<f32>,
+    combine_dims: Option<LaunchDims>,
+    bufs: PlanBuffers,
+}
+
+/// Capacity of a graph-mode plan: every batch given to [`DecodePlan::update`] must fit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GraphCapacity {
+    /// Most requests in a batch.
+    pub max_requests: u32,
+    /// Most new tokens of one request (1..=16); `q`/`o` hold `max_requests * max_new_tokens` rows.
+    pub max_new_tokens: u32,
+    /// Most page-table entries (`page_indices.len()`).
+    pub max_page_entries: u32,
+}
+
+impl GraphCapacity {
+    /// Rows of `q` and `o` a graph-mode plan is run with.
+    pub fn max_tokens(&self) -> usize {
+        self.max_requests as usize * self.max_new_tokens as usize
+    }
+}
+
+/// The plan's device buffers and their addresses, taken once (the buffers live as long as the
+/// plan), so launching needs no cudarc event bookkeeping and can be captured into a graph.
+struct PlanBuffers {
+    q_indptr: CudaSlice<u32>,
+    kv_lens: CudaSlice<u32>,
+    page_indptr: CudaSlice<u32>,
+    page_indices: CudaSlice<u32>,
+    work: CudaSlice<u32>,
+    merge: CudaSlice<u32>,
+    /// `[num_work, num_merge]`, read by the kernels in graph mode.
+    counts: CudaSlice<u32>,
+    partial_o: CudaSlice<f32>,
+    partial_lse: CudaSlice<f32>,
+    addr: PlanAddrs,
+}
+
+#[derive(Clone, Copy, Default)]
+struct PlanAddrs {
+    q_indptr: u64,
+    kv_lens: u64,
+    page_indptr: u64,
+    page_indices: u64,
+    work: u64,
+    merge: u64,
+    counts: u64,
+    partial_o: u64,
+    partial_lse: u64,
+}
+
+/// Element counts of the plan buffers.
+#[derive(Clone, Copy)]
+struct BufferSizes {
+    requests: usize,
+    page_entries: usize,
+    work: usize,
+    merge: usize,
+    slots: usize,
+    rows_per_block: usize,
+    head_dim: usize,
+}
+
+impl PlanBuffers {
+    fn alloc(dev: &Device, n: BufferSizes) -> Result<PlanBuffers> {
+        let s = dev.stream();
+        let u32s = |len: usize| s.alloc_zeros::<u32>(len.max(1)).map_err(Error::driver("alloc plan tables"));
+        let f32s = |len: usize| s.alloc_zeros::<f32>(len.max(1)).map_err(Error::driver("alloc workspace"));
+        let mut b = PlanBuffers {
+            q_indptr: u32s(n.requests + 1)?,
+            kv_lens: u32s(n.requests)?,
+            page_indptr: u32s(n.requests + 1)?,
+            page_indices: u32s(n.page_entries)?,
+            work: u32s(n.work * DecodeWork::WORDS)?,
+            merge: u32s(n.merge * MergeWork::WORDS)?,
+            counts: u32s(2)?,
+            partial_o: f32s(n.slots * n.rows_per_block * n.head_dim)?,
+            partial_lse: f32s(n.slots * n.rows_per_block)?,
+            addr: PlanAddrs::default(),
+        };
+        // The allocations are complete once the stream is; their addresses never change.
+        s.synchronize().map_err(Error::driver("alloc plan buffers"))?;
+        let a = |x: &CudaSlice<u32>| x.device_ptr(s).0;
+        let f = |x: &CudaSlice<f32>| x.device_ptr(s).0;
+        b.addr = PlanAddrs {
+            q_indptr: a(&b.q_indptr),
+            kv_lens: a(&b.kv_lens),
+            page_indptr: a(&b.page_indptr),
+            page_indices: a(&b.page_indices),
+            work: a(&b.work),
+            merge: a(&b.merge),
+            counts: a(&b.counts),
+            partial_o: f(&b.partial_o),
+            partial_lse: f(&b.partial_lse),
+        };
+        Ok(b)
+    }
+
+    /// Copy a batch's tables and plan into the buffers (stream-ordered).
+    fn fill(&mut self, dev: &Device, t: &BatchTables, plan: &Plan) -> Result<()> {
+        let s = dev.stream();
+        let map = Error::driver("upload plan");
+        let put = |src: &[u32], dst: &mut CudaSlice<u32>| -> Result<()> {
+            if src.is_empty() {
+                return Ok(());
+            }
+            if src.len() > dst.len() {
+                return Err(Error::BufferTooSmall { name: "plan buffer", got: dst.len(), need: src.len() });
+            }
+            s.memcpy_htod(src, &mut dst.slice_mut(..src.len())).map_err(Error::driver("upload plan"))
+        };
+        put(t.q_indptr, &mut self.q_indptr)?;
+        put(t.kv_lens, &mut self.kv_lens)?;
+        put(t.page_indptr, &mut self.page_indptr)?;
+        put(&t.page_indices[..t.page_indptr[t.kv_lens.len()] as usize], &mut self.page_indices)?;
+        put(&plan.work.iter().flat_map(|w| w.words()).collect::<Vec<_>>(), &mut self.work)?;
+        put(&plan.merge.iter().flat_map(|m| m.words()).collect::<Vec<_>>(), &mut self.merge)?;
+        put(&[plan.work.len() as u32, plan.merge.len() as u32], &mut self.counts)?;
+        // Host slices are pageable: make sure the copies consumed them before returning.
+        s.synchronize().map_err(map)
+    }
 }
 
 /// Device addresses of one decode call's tensors, for callers outside cudarc
@@ -222,44 +345,149 @@ impl DecodePlan {
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = q_lens.iter().map(|q| q * group).max().unwrap_or(0);
         let m_tiles = crate::plan::m_tiles_for(max_rows, cfg.head_dim);
-        let decode_kernel = kernel_name(cfg.dtype, cfg.head_dim, m_tiles);
+        let (decode_kernel, smem_bytes, ctas_per_sm) = Self::variant(dev, cfg, m_tiles)?;
+        let plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm);
+        let rows_per_block = plan.rows_per_block() as usize;
+        let sizes = BufferSizes {
+            requests: q_lens.len(),
+            page_entries: tables.page_indptr[q_lens.len()] as usize,
+            work: plan.work.len(),
+            merge: plan.merge.len(),
+            slots: plan.num_slots as usize,
+            rows_per_block,
+            head_dim: cfg.head_dim as usize,
+        };
+        let mut bufs = PlanBuffers::alloc(dev, sizes)?;
+        bufs.fill(dev, tables, &plan)?;
+        let max_splits = plan.merge.iter().map(|m| m.num_splits).max().unwrap_or(0);
+        Ok(DecodePlan {
+            cfg: cfg.clone(),
+            total_tokens: *tables.q_indptr.last().unwrap() as usize,
+            graph: None,
+            m_tiles,
+            ctas_per_sm,
+            decode_kernel,
+            combine_kernel: Self::combine_kernel(cfg),
+            dims: LaunchDims { grid: (plan.work.len() as u32, 1, 1), block_threads: THREADS, smem_bytes },
+            combine_dims: (!plan.merge.is_empty()).then(|| LaunchDims {
+                grid: (plan.merge.len() as u32, 1, 1),
+                block_threads: COMBINE_THREADS,
+                smem_bytes: combine_smem_bytes(rows_per_block as u32, max_splits),
+            }),
+            plan,
+            bufs,
+        })
+    }
+
+    /// A plan for CUDA graphs: buffers and grid sized for `cap`, no batch yet (a run before the
+    /// first [`update`](Self::update) writes nothing). Capture [`run`](Self::run) (or
+    /// [`run_raw`](Self::run_raw)) once; after each `update` the captured graph replays the new
+    /// batch. During capture, cudarc's event tracking must be off for the tensors passed to
+    /// `run` (`CudaContext::disable_event_tracking`), or use `run_raw`.
+    pub fn for_graphs(dev: &Device, cfg: &DecodeConfig, cap: GraphCapacity) -> Result<DecodePlan> {
+        cfg.validate()?;
+        if cap.max_requests == 0 {
+            return Err(Error::EmptyBatch);
+        }
+        if !(1..=16).contains(&cap.max_new_tokens) {
+            return Err(Error::NewTokens { request: 0, q_len: cap.max_new_tokens });
+        }
+        let group = cfg.q_heads / cfg.kv_heads;
+        let m_tiles = crate::plan::m_tiles_for(cap.max_new_tokens * group, cfg.head_dim);
+        let (decode_kernel, smem_bytes, ctas_per_sm) = Self::variant(dev, cfg, m_tiles)?;
+        let rows_per_block = M_TILE_ROWS * m_tiles;
+        // Work items: without a split, one per (request, kv head, row block); with automatic
+        // splits at most one wave; with Fixed(n) at most n (<= MAX_SPLITS) per block.
+        let blocks = cap.max_requests as usize * cfg.kv_heads as usize * (cap.max_new_tokens * group).div_ceil(rows_per_block) as usize;
+        let wave = (dev.caps().sm_count * ctas_per_sm) as usize;
+        let max_work = match cfg.splits {
+            Splits::Auto => blocks.max(wave),
+            Splits::Fixed(n) => blocks * n.min(MAX_SPLITS) as usize,
+        };
+        let sizes = BufferSizes {
+            requests: cap.max_requests as usize,
+            page_entries: cap.max_page_entries as usize,
+            work: max_work,
+            merge: blocks,
+            slots: max_work,
+            rows_per_block: rows_per_block as usize,
+            head_dim: cfg.head_dim as usize,
+        };
+        let bufs = PlanBuffers::alloc(dev, sizes)?;
+        Ok(DecodePlan {
+            cfg: cfg.clone(),
+            plan: Plan { m_tiles, work: Vec::new(), merge: Vec::new(), num_slots: 0 },
+            total_tokens: 0,
+            graph: Some(cap),
+            m_tiles,
+            ctas_per_sm,
+            decode_kernel,
+            combine_kernel: Self::combine_kernel(cfg),
+            dims: LaunchDims { grid: (max_work as u32, 1, 1), block_threads: THREADS, smem_bytes },
+            combine_dims: Some(LaunchDims {
+                grid: (blocks as u32, 1, 1),
+                block_threads: COMBINE_THREADS,
+                smem_bytes: combine_smem_bytes(rows_per_block, MAX_SPLITS),
+            }),
+            bufs,
+        })
+    }
+
+    /// Graph mode: validate a new batch against the config and the capacity, re-plan it and
+    /// write it into the plan's device buffers (stream-ordered, then synchronised). Launch
+    /// geometry and addresses do not change, so captured graphs stay valid.
+    pub fn update(&mut self, dev: &Device, tables: &BatchTables) -> Result<()> {
+        let cap = self.graph.ok_or(Error::InvalidArgument { name: "update", why: "only graph-mode plans (DecodePlan::for_graphs) can be updated".into() })?;
+        let q_lens = tables.validate(&self.cfg)?;
+        if q_lens.len() > cap.max_requests as usize {
+            return Err(Error::InvalidArgument { name: "batch", why: format!("{} requests, capacity {}", q_lens.len(), cap.max_requests) });
+        }
+        if let Some((r, &q)) = q_lens.iter().enumerate().find(|(_, &q)| q > cap.max_new_tokens) {
+            return Err(Error::NewTokens { request: r, q_len: q });
+        }
+        let entries = tables.page_indptr[q_lens.len()];
+        if entries > cap.max_page_entries {
+            return Err(Error::InvalidArgument { name: "page_indices", why: format!("{entries} entries, capacity {}", cap.max_page_entries) });
+        }
+        let plan = Self::plan_batch(dev, &self.cfg, tables, &q_lens, self.m_tiles, self.ctas_per_sm);
+        debug_assert!(plan.work.len() <= self.dims.grid.0 as usize && plan.merge.len() <= self.combine_dims.map_or(0, |d| d.grid.0 as usize));
+        self.bufs.fill(dev, tables, &plan)?;
+        self.total_tokens = *tables.q_indptr.last().unwrap() as usize;
+        self.plan = plan;
+        Ok(())
+    }
+
+    /// Kernel variant for `m_tiles`: name, shared memory, resident CTAs per SM.
+    fn variant(dev: &Device, cfg: &DecodeConfig, m_tiles: u32) -> Result<(&'static str, u32, u32)> {
+        let name = kernel_name(cfg.dtype, cfg.head_dim, m_tiles);
         let smem_bytes = geometry(cfg.head_dim, 2, m_tiles).smem().total_bytes;
-        let ctas_per_sm = launch::prepare(dev, decode_kernel, THREADS, smem_bytes)?;
-        let plan = plan(&PlanInput {
-            q_indptr: tables.q_indptr,
-            page_indptr: tables.page_indptr,
-            q_lens: &q_lens,
-            kv_lens: tables.kv_lens,
+        Ok((name, smem_bytes, launch::prepare(dev, name, THREADS, smem_bytes)?))
+    }
+
+    fn combine_kernel(cfg: &DecodeConfig) -> &'static str {
+        if cfg.dtype == Dtype16::F16 {
+            names::COMBINE_F16
+        } else {
+            names::COMBINE_BF16
+        }
+    }
+
+    fn plan_batch(dev: &Device, cfg: &DecodeConfig, t: &BatchTables, q_lens: &[u32], m_tiles: u32, ctas_per_sm: u32) -> Plan {
+        let p = plan(&PlanInput {
+            q_indptr: t.q_indptr,
+            page_indptr: t.page_indptr,
+            q_lens,
+            kv_lens: t.kv_lens,
             q_heads: cfg.q_heads,
             kv_heads: cfg.kv_heads,
             head_dim: cfg.head_dim,
             sm_count: dev.caps().sm_count,
             ctas_per_sm,
             splits: cfg.splits,
+            m_tiles: Some(m_tiles),
         });
-        debug_assert_eq!(plan.m_tiles, m_tiles);
-        let s = dev.stream();
-        let up = |v: &[u32]| s.clone_htod(if v.is_empty() { &[0u32][..] } else { v }).map_err(Error::driver("upload plan tables"));
-        let words = |v: &[u32]| v.to_vec();
-        let work_words: Vec<u32> = plan.work.iter().flat_map(|w| w.words()).collect();
-        let merge_words: Vec<u32> = plan.merge.iter().flat_map(|m| m.words()).collect();
-        let alloc = |n: usize| s.alloc_zeros::<f32>(n.max(1)).map_err(Error::driver("alloc workspace"));
-        Ok(DecodePlan {
-            cfg: cfg.clone(),
-            total_tokens: *tables.q_indptr.last().unwrap() as usize,
-            decode_kernel,
-            combine_kernel: if cfg.dtype == Dtype16::F16 { names::COMBINE_F16 } else { names::COMBINE_BF16 },
-            dims: LaunchDims { grid: (plan.work.len() as u32, 1, 1), block_threads: THREADS, smem_bytes },
-            g_q_indptr: up(tables.q_indptr)?,
-            g_kv_lens: up(tables.kv_lens)?,
-            g_page_indptr: up(tables.page_indptr)?,
-            g_page_indices: up(&words(tables.page_indices))?,
-            g_work: up(&work_words)?,
-            g_merge: up(&merge_words)?,
-            g_partial_o: alloc(plan.partial_o_elems(cfg.head_dim))?,
-            g_partial_lse: alloc(plan.partial_lse_elems())?,
-            plan,
-        })
+        debug_assert_eq!(p.m_tiles, m_tiles);
+        p
     }
 
     /// The host-side plan (work list, merge list).
@@ -270,9 +498,13 @@ impl DecodePlan {
     pub fn config(&self) -> &DecodeConfig {
         &self.cfg
     }
-    /// Tokens in the batch (rows of `q` and `o`).
+    /// Tokens in the batch.
     pub fn total_tokens(&self) -> usize {
         self.total_tokens
+    }
+    /// Rows `q` and `o` must have: the batch's tokens, or the capacity's in graph mode.
+    pub fn token_rows(&self) -> usize {
+        self.graph.map_or(self.total_tokens, |c| c.max_tokens())
     }
     /// Name of the decode kernel variant the plan launches.
     pub fn kernel(&self) -> &'static str {
@@ -296,7 +528,7 @@ impl DecodePlan {
             Ok(())
         };
         let e = std::mem::size_of::<T>();
-        let (tok, qh, d) = (self.total_tokens, self.cfg.q_heads as usize, self.cfg.head_dim as usize);
+        let (tok, qh, d) = (self.token_rows(), self.cfg.q_heads as usize, self.cfg.head_dim as usize);
         let same = |c: &std::sync::Arc<cudarc::driver::CudaContext>| c.cu_ctx() == ctx.cu_ctx();
         check("q", same(t.q.context()), t.q.len(), e, tok * qh * d, 2)?;
         check("k_pool", same(t.k_pool.context()), t.k_pool.len(), e, self.cfg.pool_elems(), 2)?;
@@ -378,7 +610,8 @@ impl DecodePlan {
             sinks: raw.sinks,
             k_scale: raw.k_scale,
             v_scale: raw.v_scale,
-            num_work_dev: NONE_ADDR,
+            num_work_dev: if self.graph.is_some() { self.bufs.addr.counts } else { NONE_ADDR },
+            num_merge_dev: if self.graph.is_some() { self.bufs.addr.counts + 4 } else { NONE_ADDR },
             num_work: self.plan.work.len() as u32,
             num_merge: self.plan.merge.len() as u32,
             q_heads: c.q_heads,
@@ -395,25 +628,13 @@ impl DecodePlan {
 
     fn launch(&self, dev: &Device, raw: RawTensors, stream: cudarc::driver::sys::CUstream) -> Result<()> {
         let mut p = self.params(raw)?;
-        let s = dev.stream();
-        let (a, _ga) = self.g_page_indptr.device_ptr(s);
-        let (b, _gb) = self.g_page_indices.device_ptr(s);
-        let (kl, _gc) = self.g_kv_lens.device_ptr(s);
-        let (qi, _gd) = self.g_q_indptr.device_ptr(s);
-        let (w, _ge) = self.g_work.device_ptr(s);
-        let (m, _gf) = self.g_merge.device_ptr(s);
-        let (po, _gg) = self.g_partial_o.device_ptr(s);
-        let (pl, _gh) = self.g_partial_lse.device_ptr(s);
-        (p.page_indptr, p.page_indices, p.kv_lens, p.q_indptr, p.work, p.merge, p.partial_o, p.partial_lse) = (a, b, kl, qi, w, m, po, pl);
-        let max_splits = self.plan.merge.iter().map(|m| m.num_splits).max().unwrap_or(0);
-        let combine = (!self.plan.merge.is_empty()).then(|| LaunchDims {
-            grid: (self.plan.merge.len() as u32, 1, 1),
-            block_threads: COMBINE_THREADS,
-            smem_bytes: combine_smem_bytes(self.plan.rows_per_block(), max_splits),
-        });
-        // The plan's tables were validated against `cfg` in `new`; `params` checked alignment;
-        // the tensors' sizes were checked by `run` (or are the `run_raw` caller's contract).
-        launch::decode(dev, self.decode_kernel, self.dims, self.combine_kernel, combine, stream, &p)
+        let a = self.bufs.addr;
+        (p.page_indptr, p.page_indices, p.kv_lens, p.q_indptr, p.work, p.merge, p.partial_o, p.partial_lse) =
+            (a.page_indptr, a.page_indices, a.kv_lens, a.q_indptr, a.work, a.merge, a.partial_o, a.partial_lse);
+        // The plan's tables were validated against `cfg` (and the capacity) when they were
+        // planned; `params` checked alignment; the tensors' sizes were checked by `run` (or are
+        // the `run_raw` caller's contract).
+        launch::decode(dev, self.decode_kernel, self.dims, self.combine_kernel, self.combine_dims, stream, &p)
     }
 }
 

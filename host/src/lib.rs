@@ -17,7 +17,7 @@ pub mod plan;
 #[doc(hidden)]
 pub mod selftest;
 
-pub use decode::{decode, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Dtype16, RawTensors, Splits};
+pub use decode::{decode, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Dtype16, GraphCapacity, RawTensors, Splits};
 pub use device::{driver_present, Device, DeviceCaps};
 pub use error::{Error, Result};
 pub use launch::LaunchDims;

@@ -53,6 +53,8 @@ pub struct PlanInput<'a> {
     /// Resident decode CTAs per SM (from the occupancy calculator).
     pub ctas_per_sm: u32,
     pub splits: Splits,
+    /// Use this variant (CUDA-graph plans fix it at capture); `None`: [`m_tiles_for`].
+    pub m_tiles: Option<u32>,
 }
 
 /// The plan: which variant, and what every CTA does.
@@ -97,7 +99,7 @@ pub fn m_tiles_for(max_rows: u32, head_dim: u32) -> u32 {
 pub fn plan(inp: &PlanInput) -> Plan {
     let group = inp.q_heads / inp.kv_heads;
     let max_rows = inp.q_lens.iter().map(|&q| q * group).max().unwrap_or(0);
-    let m_tiles = m_tiles_for(max_rows, inp.head_dim);
+    let m_tiles = inp.m_tiles.unwrap_or_else(|| m_tiles_for(max_rows, inp.head_dim));
     let rows_per_block = M_TILE_ROWS * m_tiles;
     let row_blocks = |r: usize| (inp.q_lens[r] * group).div_ceil(rows_per_block);
     let tiles = |r: usize| inp.kv_lens[r].div_ceil(KV_TILE_TOKENS);
@@ -190,7 +192,7 @@ mod tests {
 
     fn inp<'a>(q: &'a [u32], kv: &'a [u32], qh: u32, kvh: u32) -> PlanInput<'a> {
         let ptr = &PTR[..=q.len()];
-        PlanInput { q_indptr: ptr, page_indptr: ptr, q_lens: q, kv_lens: kv, q_heads: qh, kv_heads: kvh, head_dim: 128, sm_count: 132, ctas_per_sm: 2, splits: Splits::Auto }
+        PlanInput { q_indptr: ptr, page_indptr: ptr, q_lens: q, kv_lens: kv, q_heads: qh, kv_heads: kvh, head_dim: 128, sm_count: 132, ctas_per_sm: 2, splits: Splits::Auto, m_tiles: None }
     }
 
     #[test]

@@ -65,6 +65,7 @@ fn run(b: &Batch) -> (Plan, Vec<u32>, Vec<u32>) {
         sm_count: b.sm_count,
         ctas_per_sm: b.ctas_per_sm,
         splits: b.splits,
+        m_tiles: None,
     });
     (p, q_indptr, page_indptr)
 }

@@ -170,6 +170,7 @@ pub fn cases() -> Vec<Case> {
         Case { name: "decode/splits1_equals_splitsn", run: splits_agree },
         Case { name: "decode/empty_requests_zero_and_neg_inf", run: empty_requests },
         Case { name: "decode/bad_tensors_rejected_before_launch", run: bad_tensors },
+        Case { name: "decode/cuda_graph_replay_after_update", run: graph_replay },
     ]
 }
 
@@ -214,6 +215,11 @@ fn bad_tensors(d: &Device) -> CaseResult {
         Err(Error::ShapeMismatch { name: "q", .. }) => {}
         r => return Err(format!("short q: {r:?}")),
     }
+    let mut long_o = alloc16(8 * 128 + 8)?;
+    match plan.run(d, t(&q, &mut long_o)) {
+        Err(Error::ShapeMismatch { name: "o", .. }) => {}
+        r => return Err(format!("long o: {r:?}")),
+    }
     match plan.run(d, DecodeTensors { q: &q32, k_pool: &q32, v_pool: &q32, o: &mut o32, lse: None, sinks: None, k_scale: None, v_scale: None }) {
         Err(Error::DtypeMismatch { name: "q", .. }) => {}
         r => return Err(format!("f32 q: {r:?}")),
@@ -233,6 +239,91 @@ fn bad_tensors(d: &Device) -> CaseResult {
     let after: Vec<u16> = s.clone_dtoh(&o).map_err(|e| format!("{e:?}"))?;
     if after.iter().any(|&b| b != 0x7fc0) {
         return Err("an output was written although every call was refused".into());
+    }
+    Ok(Outcome::Pass)
+}
+
+/// Graph mode: capture one run of a capacity-sized plan, then `update` to another batch
+/// (other lengths, request count, page table and data in the same buffers) and replay; both
+/// replays must match the float64 reference, and a replay must equal a direct run bitwise.
+fn graph_replay(d: &Device) -> CaseResult {
+    use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
+    use cudarc::driver::{DevicePtr, DevicePtrMut};
+    use ferroflash::{GraphCapacity, RawTensors};
+    let (kv_heads, group, head_dim, page, pool_pages) = (4usize, 4usize, 128usize, 16usize, 400u32);
+    let cap = GraphCapacity { max_requests: 4, max_new_tokens: 4, max_page_entries: pool_pages };
+    let cfg = DecodeConfig::new((kv_heads * group) as u32, kv_heads as u32, head_dim as u32, page as u32, pool_pages, Dtype16::Bf16);
+    let mut plan = DecodePlan::for_graphs(d, &cfg, cap).map_err(|e| e.to_string())?;
+    let s = d.stream();
+    let err = |e: cudarc::driver::DriverError| format!("{e:?}");
+    let rows = cap.max_tokens() * kv_heads * group * head_dim;
+    let mut g_q = s.alloc_zeros::<u16>(rows).map_err(err)?;
+    let mut g_k = s.alloc_zeros::<u16>(cfg.pool_elems()).map_err(err)?;
+    let mut g_v = s.alloc_zeros::<u16>(cfg.pool_elems()).map_err(err)?;
+    let mut g_o = s.alloc_zeros::<u16>(rows).map_err(err)?;
+    let mut g_lse = s.alloc_zeros::<f32>(cap.max_tokens() * kv_heads * group).map_err(err)?;
+    let raw = RawTensors {
+        q: g_q.device_ptr(s).0,
+        k_pool: g_k.device_ptr(s).0,
+        v_pool: g_v.device_ptr(s).0,
+        o: g_o.device_ptr_mut(s).0,
+        lse: g_lse.device_ptr_mut(s).0,
+        ..Default::default()
+    };
+    s.synchronize().map_err(err)?;
+    s.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL).map_err(err)?;
+    // SAFETY: the buffers above are sized for the capacity and outlive the graph.
+    let captured = unsafe { plan.run_raw(d, raw, s.cu_stream()) };
+    let graph = s.end_capture(CUgraphInstantiate_flags(0)).map_err(err)?.ok_or("empty graph")?;
+    captured.map_err(|e| e.to_string())?;
+    let batches: [(Vec<u32>, Vec<u32>); 2] = [(vec![1, 4, 2], vec![100, 1500, 0]), (vec![4, 1, 1, 3], vec![3000, 17, 64, 900])];
+    for (seed, (q_lens, kv_lens)) in batches.iter().enumerate() {
+        let problem = Problem {
+            q_heads: kv_heads * group,
+            kv_heads,
+            head_dim,
+            page_size: page,
+            q_lens: q_lens.clone(),
+            kv_lens: kv_lens.clone(),
+            sm_scale: 1.0 / (head_dim as f32).sqrt(),
+            softcap: None,
+            window_left: None,
+            q_dtype: DType::Bf16,
+            kv_dtype: DType::Bf16,
+        };
+        let x = generate(&problem, &GenOptions { seed: 77 + seed as u64, ..GenOptions::default() });
+        let q_indptr = problem.q_indptr();
+        plan.update(d, &BatchTables { q_indptr: &q_indptr, kv_lens, page_indptr: &x.page_indptr, page_indices: &x.page_indices }).map_err(|e| e.to_string())?;
+        s.memcpy_htod(u16_bits(&x.q_bits), &mut g_q.slice_mut(..x.q.len())).map_err(err)?;
+        s.memcpy_htod(u16_bits(&x.k_bits), &mut g_k.slice_mut(..x.k_pool.len())).map_err(err)?;
+        s.memcpy_htod(u16_bits(&x.v_bits), &mut g_v.slice_mut(..x.v_pool.len())).map_err(err)?;
+        s.memcpy_htod(&vec![0x7fc0u16; rows], &mut g_o).map_err(err)?;
+        s.memcpy_htod(&vec![f32::NAN; g_lse.len()], &mut g_lse).map_err(err)?;
+        graph.launch().map_err(err)?;
+        s.synchronize().map_err(err)?;
+        let n_o = x.q.len();
+        let o_bits: Vec<u16> = s.clone_dtoh(&g_o).map_err(err)?;
+        let lse: Vec<f32> = s.clone_dtoh(&g_lse).map_err(err)?;
+        let o: Vec<f32> = o_bits[..n_o].iter().map(|&b| half::bf16::from_bits(b).to_f32()).collect();
+        let reference = reference_f64(&problem, &x);
+        let matched = reference_matched(&problem, &x, DType::Bf16);
+        compare(&o, &lse[..n_o / head_dim], &reference, &matched, tolerance_for(DType::Bf16, DType::Bf16)).map_err(|e| format!("batch {seed} after update: {e}"))?;
+        // SAFETY: same buffers as the captured call.
+        unsafe { plan.run_raw(d, raw, s.cu_stream()) }.map_err(|e| e.to_string())?;
+        s.synchronize().map_err(err)?;
+        let direct: Vec<u16> = s.clone_dtoh(&g_o).map_err(err)?;
+        if direct[..n_o] != o_bits[..n_o] {
+            return Err(format!("batch {seed}: graph replay and direct run differ"));
+        }
+    }
+    // Beyond the capacity: typed errors, the plan keeps its last batch.
+    let too_many = plan.update(d, &BatchTables { q_indptr: &[0, 1, 2, 3, 4, 5], kv_lens: &[1; 5], page_indptr: &[0, 1, 2, 3, 4, 5], page_indices: &[0, 1, 2, 3, 4] });
+    if too_many.is_ok() {
+        return Err("update with 5 requests over a capacity of 4 was accepted".into());
+    }
+    let long = plan.update(d, &BatchTables { q_indptr: &[0, 5], kv_lens: &[5], page_indptr: &[0, 1], page_indices: &[0] });
+    if !matches!(long, Err(ferroflash::Error::NewTokens { .. })) {
+        return Err(format!("5 new tokens over a capacity of 4: {long:?}"));
     }
     Ok(Outcome::Pass)
 }

@@ -23,8 +23,14 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     // Launched as a programmatic dependent of the decode grid on sm_90+: wait for its partials.
     #[cfg(target_feature = "sm_90")]
     griddepcontrol_wait();
+    let num_merge = if p.num_merge_dev != NONE_ADDR {
+        // SAFETY: host-provided device counter (graph mode).
+        unsafe { ld_global_nc_u32(Gmem::from_addr(p.num_merge_dev)) }
+    } else {
+        p.num_merge
+    };
     let bi = block_idx_x();
-    if bi >= p.num_merge {
+    if bi >= num_merge {
         return;
     }
     // SAFETY: bi < num_merge.
