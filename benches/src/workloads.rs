@@ -84,3 +84,14 @@ mod tests {
         assert_eq!(super::select(w, Some("W2,W4")).unwrap().len(), 2);
     }
 }
+
+#[cfg(test)]
+mod extra_tests {
+    #[test]
+    fn extra_file_parses() {
+        let w = super::parse(include_str!("../workloads-extra.toml")).unwrap();
+        assert_eq!(w.len(), 5);
+        assert_eq!(w[0].lens().unwrap(), vec![45000, 4800, 3100, 1200]);
+        assert!(w.iter().all(|s| s.lens().is_ok()));
+    }
+}

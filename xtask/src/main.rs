@@ -4,6 +4,8 @@
 //! - `report [--arch A]`        per entry and arch: registers, spills, stack, static smem
 //!   (ptxas -v) and an instruction census; fails if ptxas rejects a module, an entry spills, or
 //!   an arch-specific instruction appears in the wrong module
+//! - `sass <entry> [--arch A]`  print one entry's SASS (ptxas + cuobjdump/nvdisasm, installed
+//!   into .tools/sass on first use from pip)
 //! - `bundle`                   write target/bundle/: GPU test + bench binaries, PTX, run.sh
 //! - `ptxas-path`               print the ptxas used (PTXAS, .tools/, or PATH)
 
@@ -19,8 +21,9 @@ fn main() {
         Some("ptx") => cmd_ptx(&root, &args[1..]),
         Some("report") => cmd_report(&root, &args[1..]),
         Some("bundle") => cmd_bundle(&root),
+        Some("sass") => cmd_sass(&root, &args[1..]),
         Some("ptxas-path") => ptxas(&root).map(|p| println!("{}", p.display())),
-        _ => Err("usage: cargo xtask ptx <entry> [--arch A] | report [--arch A] | bundle | ptxas-path".into()),
+        _ => Err("usage: cargo xtask ptx <entry> [--arch A] | sass <entry> [--arch A] | report [--arch A] | bundle | ptxas-path".into()),
     };
     if let Err(e) = r {
         eprintln!("xtask: {e}");
@@ -192,6 +195,46 @@ fn cmd_report(root: &Path, args: &[String]) -> Result<(), String> {
     } else {
         Err(problems.join("\n"))
     }
+}
+
+/// cuobjdump and nvdisasm 13.x from pip (they read ptxas 13.0 cubins), installed on first use.
+fn sass_tools(root: &Path) -> Result<PathBuf, String> {
+    let dir = root.join(".tools/sass");
+    let bin = dir.join("nvidia/cu13/bin");
+    if !bin.join("cuobjdump").exists() || !bin.join("nvdisasm").exists() {
+        eprintln!("xtask: installing cuobjdump and nvdisasm into .tools/sass (pip)");
+        let st = Command::new("python3")
+            .args(["-m", "pip", "install", "-q", "--disable-pip-version-check", "--target"])
+            .arg(&dir)
+            .args(["nvidia-cuda-cuobjdump", "nvidia-cuda-nvdisasm"])
+            .status()
+            .map_err(|e| format!("pip: {e}"))?;
+        if !st.success() {
+            return Err("pip install of nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm failed".into());
+        }
+    }
+    Ok(bin)
+}
+
+fn cmd_sass(root: &Path, args: &[String]) -> Result<(), String> {
+    let entry = args.iter().find(|a| !a.starts_with("--") && Arch::parse(a).is_none()).ok_or("which entry? (cargo xtask sass <entry>)")?;
+    let arch = arch_arg(args)?.unwrap_or(Arch::Sm90a);
+    let (path, _) = ptx(root, arch)?;
+    ptxas_resources(root, arch, &path)?;
+    let cubin = root.join("target/ptx").join(format!("{}.cubin", arch.name()));
+    let bin = sass_tools(root)?;
+    let path_var = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let out = Command::new(bin.join("cuobjdump"))
+        .env("PATH", path_var)
+        .args(["-sass", "-fun", entry])
+        .arg(&cubin)
+        .output()
+        .map_err(|e| format!("cuobjdump: {e}"))?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).to_string());
+    }
+    print!("{}", String::from_utf8_lossy(&out.stdout));
+    Ok(())
 }
 
 /// Build release binaries and lay out target/bundle/.
