@@ -14,6 +14,7 @@ pub mod error;
 mod launch;
 pub mod module;
 pub mod plan;
+pub mod quant;
 #[doc(hidden)]
 pub mod selftest;
 
