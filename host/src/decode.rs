@@ -8,7 +8,9 @@
 //! - Page table in CSR form: `page_indptr[num_requests + 1]`, `page_indices[..]` (u32 page ids);
 //!   token `t` of request `r` is in page `page_indices[page_indptr[r] + t / page_size]`, slot
 //!   `t % page_size`. `kv_lens[r]` counts the request's keys, new tokens included; the new tokens
-//!   are the last `q_len` keys (causal among them, bottom-right aligned).
+//!   are the last `q_len` keys (causal among them, bottom-right aligned). A request with
+//!   `kv_len < q_len` is accepted: its first `q_len - kv_len` query rows see no key and get O = 0
+//!   and LSE = -inf (or the sink's LSE), as in the CPU reference.
 //! - `lse` (optional): `[total_tokens, q_heads]` f32, natural log; `-inf` for a row that sees no
 //!   key and no sink (its O is 0).
 //! - `sinks` (optional): `[q_heads]` f32 logits, one virtual key per head with no value.
@@ -70,9 +72,9 @@ impl DecodeConfig {
     fn layout(&self) -> PagedKvLayout {
         PagedKvLayout { page_size_tokens: self.page_size, kv_heads: self.kv_heads, head_dim: self.head_dim }
     }
-    /// Elements in one K (or V) pool.
+    /// Elements in one K (or V) pool (the config is validated: the product fits).
     pub fn pool_elems(&self) -> usize {
-        self.num_pages as usize * self.layout().page_stride_elems() as usize
+        elems("pool", &[self.num_pages, self.page_size, self.kv_heads, self.head_dim]).expect("validated config")
     }
     /// Check the configuration (head dim, head ratio, page size, scale, softcap, splits).
     pub fn validate(&self) -> Result<()> {
@@ -95,6 +97,7 @@ impl DecodeConfig {
                 return Err(Error::InvalidArgument { name: "softcap", why: format!("{c} is not a positive finite number") });
             }
         }
+        elems("pool", &[self.num_pages, self.page_size, self.kv_heads, self.head_dim])?;
         if let Splits::Fixed(0) = self.splits {
             return Err(Error::InvalidArgument { name: "splits", why: "Fixed(0)".into() });
         }
@@ -112,6 +115,16 @@ pub struct BatchTables<'a> {
     /// `[num_requests + 1]`.
     pub page_indptr: &'a [u32],
     pub page_indices: &'a [u32],
+}
+
+/// Product of tensor dimensions as an element count whose byte size (4-byte elements at most)
+/// fits in `isize`, or a typed error: sizes are checked, never wrapped.
+fn elems(name: &'static str, dims: &[u32]) -> Result<usize> {
+    dims.iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
+        .filter(|&n| n.checked_mul(4).is_some_and(|b| b <= isize::MAX as u64))
+        .map(|n| n as usize)
+        .ok_or_else(|| Error::InvalidArgument { name, why: format!("{dims:?} elements overflow the address space") })
 }
 
 fn check_indptr(name: &'static str, v: &[u32], n: usize) -> Result<()> {
@@ -151,8 +164,10 @@ impl BatchTables<'_> {
             if need > given {
                 return Err(Error::KvLenExceedsPages { request: r, kv_len: self.kv_lens[r], page_size: cfg.page_size, need, given });
             }
+            // Every entry of the request's row, spare ones too: a page table the device holds
+            // never names a page outside the pool.
             let first = self.page_indptr[r] as usize;
-            for (k, &page) in self.page_indices[first..first + need as usize].iter().enumerate() {
+            for (k, &page) in self.page_indices[first..first + given as usize].iter().enumerate() {
                 if page >= cfg.num_pages {
                     return Err(Error::PageIdOutOfRange { request: r, entry: first + k, page, num_pages: cfg.num_pages });
                 }
@@ -163,6 +178,10 @@ impl BatchTables<'_> {
 }
 
 /// A validated, planned batch with its tables, work list and workspace on the device.
+///
+/// One plan owns one workspace: do not run the same plan on two streams at once, and do not
+/// `update` it while a launch of it may still be running on another stream (`update` orders
+/// itself after the work queued on the device's stream only).
 ///
 /// Two modes. [`DecodePlan::new`]: buffers sized for one batch, grid = its work list.
 /// [`DecodePlan::for_graphs`]: buffers sized once for a [`GraphCapacity`], a fixed grid whose
@@ -290,6 +309,9 @@ impl PlanBuffers {
             }
             s.memcpy_htod(src, &mut dst.slice_mut(..src.len())).map_err(Error::driver("upload plan"))
         };
+        // Counts go to zero first and to their values last: a launch that sees a half-written
+        // plan (after a failed upload) runs no CTA.
+        put(&[0, 0], &mut self.counts)?;
         put(t.q_indptr, &mut self.q_indptr)?;
         put(t.kv_lens, &mut self.kv_lens)?;
         put(t.page_indptr, &mut self.page_indptr)?;
@@ -450,7 +472,13 @@ impl DecodePlan {
             return Err(Error::InvalidArgument { name: "page_indices", why: format!("{entries} entries, capacity {}", cap.max_page_entries) });
         }
         let plan = Self::plan_batch(dev, &self.cfg, tables, &q_lens, self.m_tiles, self.ctas_per_sm);
-        debug_assert!(plan.work.len() <= self.dims.grid.0 as usize && plan.merge.len() <= self.combine_dims.map_or(0, |d| d.grid.0 as usize));
+        let (work_cap, merge_cap) = (self.dims.grid.0 as usize, self.combine_dims.map_or(0, |d| d.grid.0 as usize));
+        if plan.work.len() > work_cap || plan.merge.len() > merge_cap {
+            return Err(Error::InvalidArgument {
+                name: "batch",
+                why: format!("planned {} CTAs / {} merges, the graph was sized for {work_cap} / {merge_cap}", plan.work.len(), plan.merge.len()),
+            });
+        }
         self.bufs.fill(dev, tables, &plan)?;
         self.total_tokens = *tables.q_indptr.last().unwrap() as usize;
         self.plan = plan;
@@ -529,6 +557,8 @@ impl DecodePlan {
         };
         let e = std::mem::size_of::<T>();
         let (tok, qh, d) = (self.token_rows(), self.cfg.q_heads as usize, self.cfg.head_dim as usize);
+        let tok_u32 = u32::try_from(tok).map_err(|_| Error::InvalidArgument { name: "q", why: "over 2^32 token rows".into() })?;
+        elems("q", &[tok_u32, self.cfg.q_heads, self.cfg.head_dim])?;
         let same = |c: &std::sync::Arc<cudarc::driver::CudaContext>| c.cu_ctx() == ctx.cu_ctx();
         check("q", same(t.q.context()), t.q.len(), e, tok * qh * d, 2)?;
         check("k_pool", same(t.k_pool.context()), t.k_pool.len(), e, self.cfg.pool_elems(), 2)?;
@@ -673,6 +703,11 @@ mod tests {
         let mut c = cfg();
         c.splits = Splits::Fixed(0);
         assert!(matches!(c.validate(), Err(Error::InvalidArgument { name: "splits", .. })));
+        // 641 * 6700417 = 2^32 + 1: the pool size must not wrap.
+        let mut c = DecodeConfig::new(1 << 26, 1 << 26, 64, 641, 6_700_417, Dtype16::Bf16);
+        assert!(matches!(c.validate(), Err(Error::InvalidArgument { name: "pool", .. })));
+        c.num_pages = 1;
+        assert_eq!(c.validate(), Ok(()));
         assert_eq!(cfg().validate(), Ok(()));
     }
 
@@ -699,8 +734,12 @@ mod tests {
         assert!(matches!(tables(&[0, 1], &[5], &[1, 1], &[0]).validate(&c), Err(Error::BadIndptr { name: "page_indptr", .. })));
         assert!(matches!(tables(&[0, 1], &[5], &[0, 4], &[0]).validate(&c), Err(Error::BadIndptr { name: "page_indptr", .. })));
         assert!(matches!(tables(&[0, 2, 1], &[5, 5], &[0, 1, 2], &[0, 1]).validate(&c), Err(Error::BadIndptr { name: "q_indptr", .. })));
-        // Unused spare entries may hold anything; kv_len 0 needs no page.
-        assert_eq!(tables(&[0, 1, 5], &[0, 16], &[0, 0, 2], &[7, 999]).validate(&c), Ok(vec![1, 4]));
+        // Spare entries are checked too; kv_len 0 needs no page.
+        assert_eq!(
+            tables(&[0, 1, 5], &[0, 16], &[0, 0, 2], &[7, 999]).validate(&c),
+            Err(Error::PageIdOutOfRange { request: 1, entry: 1, page: 999, num_pages: 10 })
+        );
+        assert_eq!(tables(&[0, 1, 5], &[0, 16], &[0, 0, 2], &[7, 9]).validate(&c), Ok(vec![1, 4]));
     }
 }
 

@@ -28,6 +28,21 @@ pub(crate) unsafe trait KernelParams: Copy {}
 // SAFETY: `SelfTestParams` is `#[repr(C)]` in the contract and the self-test kernels take it.
 unsafe impl KernelParams for ferroflash_contract::params::SelfTestParams {}
 
+/// Refuse `smem_bytes` over the device's opt-in limit; raise the kernel's limit past 48 KiB.
+fn set_smem_limit(dev: &Device, func: &CudaFunction, smem_bytes: u32) -> Result<()> {
+    if smem_bytes > dev.caps().max_smem_per_block_optin_bytes {
+        return Err(Error::InvalidArgument {
+            name: "shared memory",
+            why: format!("{smem_bytes} B exceeds the device's {} B", dev.caps().max_smem_per_block_optin_bytes),
+        });
+    }
+    if smem_bytes > 48 * 1024 {
+        func.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem_bytes as i32)
+            .map_err(Error::driver("cuFuncSetAttribute"))?;
+    }
+    Ok(())
+}
+
 /// Launch `func` with one by-value parameter block on `stream`.
 ///
 /// # Safety
@@ -40,16 +55,7 @@ pub(crate) unsafe fn launch_raw<P: KernelParams>(
     stream: CUstream,
     params: &P,
 ) -> Result<()> {
-    if dims.smem_bytes > dev.caps().max_smem_per_block_optin_bytes {
-        return Err(Error::InvalidArgument {
-            name: "shared memory",
-            why: format!("{} B exceeds the device's {} B", dims.smem_bytes, dev.caps().max_smem_per_block_optin_bytes),
-        });
-    }
-    if dims.smem_bytes > 48 * 1024 {
-        func.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, dims.smem_bytes as i32)
-            .map_err(Error::driver("cuFuncSetAttribute"))?;
-    }
+    set_smem_limit(dev, func, dims.smem_bytes)?;
     // cuLaunchKernel takes one pointer per kernel parameter; the kernel has one: the block.
     let mut args = [params as *const P as *mut std::ffi::c_void];
     // SAFETY: the parameter block is `#[repr(C)]` and matches the kernel (KernelParams); its
@@ -67,8 +73,9 @@ pub(crate) unsafe fn launch_raw<P: KernelParams>(
 /// # Safety
 /// As [`launch_raw`]; the kernel waits on its dependency before touching the previous grid's
 /// outputs.
-pub(crate) unsafe fn launch_raw_dependent<P: KernelParams>(func: &CudaFunction, dims: LaunchDims, stream: CUstream, params: &P) -> Result<()> {
+pub(crate) unsafe fn launch_raw_dependent<P: KernelParams>(dev: &Device, func: &CudaFunction, dims: LaunchDims, stream: CUstream, params: &P) -> Result<()> {
     use cudarc::driver::sys;
+    set_smem_limit(dev, func, dims.smem_bytes)?;
     let mut args = [params as *const P as *mut std::ffi::c_void];
     // SAFETY: a zeroed attribute is a valid "ignore" value; we then fill the PDL one.
     let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
@@ -157,7 +164,7 @@ pub(crate) fn decode(
             if dev.arch() == crate::ModuleArch::Sm80 {
                 launch_raw(dev, &fc, cd, stream, p)?
             } else {
-                launch_raw_dependent(&fc, cd, stream, p)?
+                launch_raw_dependent(dev, &fc, cd, stream, p)?
             }
         };
     }

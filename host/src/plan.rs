@@ -109,29 +109,29 @@ pub fn plan(inp: &PlanInput) -> Plan {
         (0..n).map(|r| inp.kv_heads as u64 * row_blocks(r) as u64 * tiles(r).div_ceil(c).max(1) as u64).sum()
     };
     let max_tiles = (0..n).map(tiles).max().unwrap_or(0).max(1);
-    // Chunk size in tiles per request: u32::MAX means "no split".
+    // The automatic chunk (tiles per split), the same for every request, computed once.
+    let auto_chunk = if inp.splits != Splits::Auto || ctas_with_chunk(max_tiles) >= wave {
+        max_tiles
+    } else {
+        // Smallest chunk >= MIN_TILES_PER_SPLIT whose CTA count fits one wave
+        // (ctas_with_chunk is non-increasing in c).
+        let (mut lo, mut hi) = (MIN_TILES_PER_SPLIT.min(max_tiles), max_tiles);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if ctas_with_chunk(mid) <= wave {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        // Never more than MAX_SPLITS chunks for the longest request.
+        lo.max(max_tiles.div_ceil(MAX_SPLITS))
+    };
+    // Chunk size in tiles for request r.
     let chunk_of = |r: usize| -> u32 {
         match inp.splits {
             Splits::Fixed(k) => tiles(r).div_ceil(k.clamp(1, MAX_SPLITS)).max(1),
-            Splits::Auto => {
-                if ctas_with_chunk(max_tiles) >= wave {
-                    max_tiles
-                } else {
-                    // Smallest chunk >= MIN_TILES_PER_SPLIT whose CTA count fits one wave
-                    // (ctas_with_chunk is non-increasing in c).
-                    let (mut lo, mut hi) = (MIN_TILES_PER_SPLIT.min(max_tiles), max_tiles);
-                    while lo < hi {
-                        let mid = lo + (hi - lo) / 2;
-                        if ctas_with_chunk(mid) <= wave {
-                            hi = mid;
-                        } else {
-                            lo = mid + 1;
-                        }
-                    }
-                    // Never more than MAX_SPLITS chunks for the longest request.
-                    lo.max(max_tiles.div_ceil(MAX_SPLITS))
-                }
-            }
+            Splits::Auto => auto_chunk,
         }
     };
     let mut work = Vec::new();

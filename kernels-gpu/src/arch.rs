@@ -339,6 +339,35 @@ pub unsafe fn ld_global_nc_u32(src: Gmem<u32>) -> u32 {
     v
 }
 
+/// `ld.global.v4.u32`: 16 bytes through the coherent path (for data another grid wrote, e.g.
+/// after `griddepcontrol.wait`).
+///
+/// # Safety
+/// `src` must be 16-byte aligned and readable.
+#[inline(always)]
+pub unsafe fn ld_global_v4_u32(src: Gmem<[u32; 4]>) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("ld.global.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
+            p = in(reg64) src.addr(), a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+            options(nostack, readonly))
+    };
+    [a, b, c, d]
+}
+
+/// `ld.global.u32`: 4 bytes through the coherent path.
+///
+/// # Safety
+/// `src` must be 4-byte aligned and readable.
+#[inline(always)]
+pub unsafe fn ld_global_u32(src: Gmem<u32>) -> u32 {
+    let v: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("ld.global.u32 {v}, [{p}];", p = in(reg64) src.addr(), v = out(reg32) v, options(nostack, readonly)) };
+    v
+}
+
 /// `st.global.v4.u32`: 16 bytes to global memory.
 ///
 /// # Safety

@@ -11,7 +11,7 @@ pub fn cases() -> Vec<Case> {
     vec![
         Case { name: "prim/special_registers", run: sreg },
         Case { name: "prim/cp_async_zfill", run: cp_async },
-        Case { name: "prim/ld_global_nc_v4", run: ld_nc_v4 },
+        Case { name: "prim/ld_global_v4_nc_and_plain", run: ld_nc_v4 },
         Case { name: "prim/shfl_bfly_idx", run: shfl },
         Case { name: "prim/ldmatrix_x4_trans", run: ldmatrix },
         Case { name: "prim/mma_m16n8k16_bf16", run: |d| mma(d, n::MMA_BF16, Elem::Bf16) },
@@ -75,7 +75,7 @@ fn cp_async(d: &Device) -> CaseResult {
 fn ld_nc_v4(d: &Device) -> CaseResult {
     let input = pattern(256, 2);
     let out = try_run!(run(d, n::LD_NC_V4, &input));
-    expect_eq("ld.global.nc.v4 copy", &out, &input)
+    expect_eq("ld.global.nc.v4 / ld.global.v4 copy", &out, &input)
 }
 
 fn shfl(d: &Device) -> CaseResult {

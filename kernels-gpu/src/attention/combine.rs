@@ -52,7 +52,10 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     let mut i = tid;
     while i < rows * splits {
         let (lr, s) = (i / splits, i % splits);
-        let lse = ld(p.partial_lse, (mw.first_slot + s) * p.rows_per_block + lr);
+        // The partials come from the decode grid (done once griddepcontrol.wait returned):
+        // coherent loads, not the read-only path.
+        // SAFETY: a slot of the plan's workspace.
+        let lse = unsafe { ld_global_u32(Gmem::from_addr(p.partial_lse).add(((mw.first_slot + s) * p.rows_per_block + lr) as u64)) };
         // SAFETY: inside the plan's combine shared memory (rows x splits f32).
         unsafe { st_shared_u32(s_w.add(i).byte_add(0), lse) };
         i += COMBINE_THREADS;
@@ -121,7 +124,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
                     w[u as usize] = f32::from_bits(unsafe { ld_shared_u32(row_w.add(su).byte_add(0)) });
                     if w[u as usize] > 0.0 {
                         // SAFETY: a slot the decode kernel wrote (its weight is non-zero).
-                        x[u as usize] = unsafe { ld_global_nc_v4_u32(slot_o(su).byte_add(0)) };
+                        x[u as usize] = unsafe { ld_global_v4_u32(slot_o(su).byte_add(0)) };
                     }
                 }
             }

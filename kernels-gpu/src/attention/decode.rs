@@ -210,8 +210,10 @@ unsafe fn producer<const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Bl
         unsafe { cp_async_mbarrier_arrive_noinc_shared_b64(mbar.full(s)) };
         t += 1;
     }
-    // Nothing of ours is in flight once the consumers are done (they waited on every full
-    // phase); make that true for this thread too before the ring is reused.
+    // The consumers waited on every full phase, so every copy has landed before the ring is
+    // reused; close and wait for this thread's copies as well, so the ring-reuse barrier does
+    // not rest on that alone (copies not committed to a group are not covered by wait_group).
+    cp_async_commit_group();
     cp_async_wait_group::<0>();
 }
 

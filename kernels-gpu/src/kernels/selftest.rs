@@ -59,14 +59,18 @@ pub unsafe extern "ptx-kernel" fn ff_test_cp_async(p: SelfTestParams) {
     }
 }
 
-/// out[i] = in[i] for 16-byte chunk i, through `ld.global.nc.v4`.
+/// out[i] = in[i] for 16-byte chunk i: even chunks through `ld.global.nc.v4`, odd chunks through
+/// `ld.global.v4`.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn ff_test_ld_nc_v4(p: SelfTestParams) {
     let t = block_idx_x() * block_dim_x() + thread_idx_x();
     let g_src: Gmem<[u32; 4]> = Gmem::from_addr(p.input);
     let g_dst: Gmem<[u32; 4]> = Gmem::from_addr(p.output);
     // SAFETY: the host launches one thread per chunk.
-    unsafe { st_global_v4_u32(g_dst.add(t as u64), ld_global_nc_v4_u32(g_src.add(t as u64))) };
+    unsafe {
+        let v = if t % 2 == 0 { ld_global_nc_v4_u32(g_src.add(t as u64)) } else { ld_global_v4_u32(g_src.add(t as u64)) };
+        st_global_v4_u32(g_dst.add(t as u64), v)
+    };
 }
 
 /// One warp: out[32k + lane] = bfly(in[lane], 1 << k) for k in 0..5, then
