@@ -322,7 +322,7 @@ pub fn bench(specs: &[Spec], jsonl: Option<&str>, env_json: Option<&str>, rot_gi
         Some(p) => Some(std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(|e| format!("{p}: {e}"))?),
         None => None,
     };
-    println!("{:<22} {:<10} {:>9} {:>9} {:>7} {:>7} {:>7} {:>9}  {}", "workload", "layout", "us", "eager us", "TB/s", "%read", "%copy", "rel err", "note");
+    println!("{:<22} {:<10} {:>9} {:>9} {:>7} {:>7} {:>7} {:>9}  note", "workload", "layout", "us", "eager us", "TB/s", "%read", "%copy", "rel err");
     let mut failed = false;
     for spec in specs {
         for &page in &spec.page_sizes {

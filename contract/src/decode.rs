@@ -125,7 +125,7 @@ pub const fn geometry(head_dim: u32, kv_elem_bytes: u32, m_tiles: u32) -> Decode
     DecodeGeometry { head_dim, kv_elem_bytes, m_tiles, stages: stages_for(head_dim, kv_elem_bytes) }
 }
 
-const _: () = assert!(KV_TILE_TOKENS % (CONSUMER_WARPS * 16) == 0);
+const _: () = assert!(KV_TILE_TOKENS.is_multiple_of(CONSUMER_WARPS * 16));
 const _: () = assert!(geometry(128, 2, 1).smem().total_bytes <= 110 * 1024);
 const _: () = assert!(geometry(256, 2, 1).smem().total_bytes <= 227 * 1024);
 

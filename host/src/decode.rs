@@ -81,7 +81,7 @@ impl DecodeConfig {
         if ![64, 128, 256].contains(&self.head_dim) {
             return Err(Error::UnsupportedHeadDim(self.head_dim));
         }
-        if self.kv_heads == 0 || self.q_heads == 0 || self.q_heads % self.kv_heads != 0 {
+        if self.kv_heads == 0 || self.q_heads == 0 || !self.q_heads.is_multiple_of(self.kv_heads) {
             return Err(Error::HeadRatio { q_heads: self.q_heads, kv_heads: self.kv_heads });
         }
         if self.page_size == 0 {
@@ -155,6 +155,7 @@ impl BatchTables<'_> {
         }
         let q_lens: Vec<u32> = self.q_indptr.windows(2).map(|w| w[1] - w[0]).collect();
         let layout = cfg.layout();
+        #[allow(clippy::needless_range_loop)] // r indexes four parallel tables
         for r in 0..n {
             if !(1..=16).contains(&q_lens[r]) {
                 return Err(Error::NewTokens { request: r, q_len: q_lens[r] });

@@ -142,7 +142,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     group,
                     q_len,
                     kv_lens: awkward_lens(page),
-                    dtype: if i % 2 == 0 { DType::Bf16 } else { DType::F16 },
+                    dtype: if i.is_multiple_of(2) { DType::Bf16 } else { DType::F16 },
                     softcap: (i % 5 == 1).then_some(30.0),
                     window_left: (i % 7 == 3).then_some(40),
                     sinks: i % 4 == 2,
