@@ -19,27 +19,7 @@ use std::time::Instant;
 
 const GIB: f64 = (1u64 << 30) as f64;
 
-/// Deterministic generator (splitmix64) and approximately N(0,1) samples.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn normal(&mut self) -> f32 {
-        // Sum of 4 uniforms, variance matched: close enough to N(0,1) for benchmark data.
-        let u: f32 = (0..4).map(|_| (self.next() >> 40) as f32 / (1u64 << 24) as f32).sum();
-        (u - 2.0) * (3.0f32).sqrt()
-    }
-    fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            v.swap(i, (self.next() % (i as u64 + 1)) as usize);
-        }
-    }
-}
+use ferroflash_reference::gen::SplitMix64 as Rng;
 
 fn drv(op: &'static str) -> impl Fn(cudarc::driver::DriverError) -> String {
     move |e| format!("{op}: {e:?}")

@@ -84,7 +84,7 @@ mod tests {
     #[test]
     fn every_entry_is_in_exactly_the_modules_it_should_be() {
         for arch in ModuleArch::ALL {
-            let entries = entries(arch.ptx());
+            let entries = ptxbuild::entries(arch.ptx());
             for (name, set) in ferroflash_contract::names::ALL_ENTRIES {
                 assert_eq!(entries.iter().any(|e| e == name), arch.carries(*set), "{name} in {}", arch.name());
             }
@@ -110,11 +110,5 @@ mod tests {
         assert_eq!(ModuleArch::for_compute_capability(12, 0), Ok(ModuleArch::Sm80));
         assert_eq!(ModuleArch::for_compute_capability(10, 0), Ok(ModuleArch::Sm100a));
         assert_eq!(ModuleArch::for_compute_capability(7, 5), Err(Error::UnsupportedArch { major: 7, minor: 5 }));
-    }
-
-    fn entries(ptx: &str) -> Vec<String> {
-        ptx.lines()
-            .filter_map(|l| l.trim_start().strip_prefix(".visible .entry ").map(|r| r.split('(').next().unwrap().to_string()))
-            .collect()
     }
 }

@@ -167,3 +167,34 @@ fn store(dtype: DType, raw: &[f32], scale_of: impl Fn(usize) -> f32) -> (Storage
     let vals = bits.decode(dtype);
     (bits, vals)
 }
+
+/// A tiny, fast, seeded generator (splitmix64) for test and benchmark data where `rand`'s
+/// distributions are not needed or too slow (filling gigabytes of K/V).
+#[derive(Clone, Debug)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Integer in `lo..=hi`.
+    pub fn int(&mut self, lo: i32, hi: i32) -> i32 {
+        lo + (self.next_u64() % (hi - lo + 1) as u64) as i32
+    }
+    /// Approximately N(0, 1): a sum of four uniforms with matched variance (benchmark data).
+    pub fn normal(&mut self) -> f32 {
+        let u: f32 = (0..4).map(|_| (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32).sum();
+        (u - 2.0) * 3f32.sqrt()
+    }
+    /// Fisher-Yates shuffle.
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, (self.next_u64() % (i as u64 + 1)) as usize);
+        }
+    }
+}

@@ -93,18 +93,5 @@ pub fn run(filter: Option<&str>) -> Summary {
     s
 }
 
-/// A small deterministic generator for test inputs (splitmix64).
-pub struct Rng(pub u64);
-impl Rng {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Integer in `lo..=hi`.
-    pub fn int(&mut self, lo: i32, hi: i32) -> i32 {
-        lo + (self.next_u64() % (hi - lo + 1) as u64) as i32
-    }
-}
+/// The deterministic generator of the test inputs.
+pub use ferroflash_reference::gen::SplitMix64 as Rng;
