@@ -213,16 +213,6 @@ pub unsafe fn barrier_sync_unaligned(id: u32, count: u32) {
     unsafe { asm!("barrier.sync {id}, {n};", id = in(reg32) id, n = in(reg32) count, options(nostack)) };
 }
 
-/// `bar.arrive id, count`: signal a named barrier without waiting (producer side).
-///
-/// # Safety
-/// As [`bar_sync_named`]; the waiters use `bar.sync` with the same `count`.
-#[inline(always)]
-pub unsafe fn bar_arrive_named(id: u32, count: u32) {
-    // SAFETY: forwarded to the caller.
-    unsafe { asm!("bar.arrive {id}, {n};", id = in(reg32) id, n = in(reg32) count, options(nostack)) };
-}
-
 /// `fence.proxy.async.shared::cta`: make this thread's generic-proxy shared stores visible to
 /// the async proxy (wgmma, tcgen05, TMA) after the next barrier.
 #[inline(always)]
@@ -427,22 +417,6 @@ pub fn cp_async_commit_group() {
 pub fn cp_async_wait_group<const N: u32>() {
     // SAFETY: waiting has no preconditions.
     unsafe { asm!("cp.async.wait_group {n};", n = const N, options(nostack)) };
-}
-
-/// `cp.async.wait_group n` for an `n` known after monomorphization (0..=7): folds to one
-/// instruction when `n` is a constant.
-#[inline(always)]
-pub fn cp_async_wait_group_n(n: u32) {
-    match n {
-        0 => cp_async_wait_group::<0>(),
-        1 => cp_async_wait_group::<1>(),
-        2 => cp_async_wait_group::<2>(),
-        3 => cp_async_wait_group::<3>(),
-        4 => cp_async_wait_group::<4>(),
-        5 => cp_async_wait_group::<5>(),
-        6 => cp_async_wait_group::<6>(),
-        _ => cp_async_wait_group::<7>(),
-    }
 }
 
 // ------------------------------------------------------------------------------------------------
