@@ -8,6 +8,17 @@
 
 use crate::arch::*;
 
+/// Entry `i` of a u32 table the host validated and does not change during the launch (request
+/// tables, page table, per-head scales), through the read-only path.
+///
+/// # Safety
+/// `addr` is the table's device address and `i` is inside it.
+#[inline(always)]
+pub unsafe fn table_u32(addr: u64, i: u32) -> u32 {
+    // SAFETY: forwarded to the caller.
+    unsafe { ld_global_nc_u32(Gmem::from_addr(addr).add(i as u64)) }
+}
+
 /// A shared-memory tile of rows of 16-byte chunks, XOR-swizzled.
 #[derive(Clone, Copy)]
 pub struct SwizzledTile {

@@ -9,7 +9,7 @@
 
 use super::softmax::exp_ref;
 use crate::arch::*;
-use crate::tile::Elem16;
+use crate::tile::{table_u32, Elem16};
 use ferroflash_contract::decode::COMBINE_THREADS;
 use ferroflash_contract::params::{DecodeParams, MergeWork, NONE_ADDR};
 use ferroflash_contract::softmax::{LN_2, LOG2_E};
@@ -25,7 +25,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     griddepcontrol_wait();
     let num_merge = if p.num_merge_dev != NONE_ADDR {
         // SAFETY: host-provided device counter (graph mode).
-        unsafe { ld_global_nc_u32(Gmem::from_addr(p.num_merge_dev)) }
+        unsafe { table_u32(p.num_merge_dev, 0) }
     } else {
         p.num_merge
     };
@@ -35,10 +35,8 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     }
     // SAFETY: bi < num_merge.
     let mw = unsafe { *(p.merge as *const MergeWork).add(bi as usize) };
-    let ld = |addr: u64, i: u32| -> u32 {
-        // SAFETY: indices inside host-validated tables.
-        unsafe { ld_global_nc_u32(Gmem::from_addr(addr).add(i as u64)) }
-    };
+    // SAFETY: indices inside host-validated tables.
+    let ld = |addr: u64, i: u32| unsafe { table_u32(addr, i) };
     let first_token = ld(p.q_indptr, mw.request);
     let q_len = ld(p.q_indptr, mw.request + 1) - first_token;
     // Rows of this block that are real query rows.

@@ -59,12 +59,6 @@ const fn parity(t: u32, stages: u32) -> u32 {
 /// Row offset marker for "no row here": the copy becomes a 16-byte zero fill.
 const NO_ROW: u64 = 1 << 63;
 
-#[inline(always)]
-unsafe fn ld_u32(addr: u64, i: u32) -> u32 {
-    // SAFETY: the caller passes an index inside a host-validated table.
-    unsafe { ld_global_nc_u32(Gmem::from_addr(addr).add(i as u64)) }
-}
-
 /// The decode CTA body for 16-bit Q/K/V `E`, head dim `D` (`NT = D / 8` output n-tiles,
 /// `KS = D / 16` k-steps), `MT` m16 tiles of packed rows and `STAGES` pipeline stages.
 ///
@@ -79,7 +73,7 @@ pub unsafe fn decode_cta<E: Elem16, const D: usize, const NT: usize, const KS: u
     debug_assert!(geo.stages == STAGES as u32);
     let num_work = if p.num_work_dev != NONE_ADDR {
         // SAFETY: host-provided device counter.
-        unsafe { ld_u32(p.num_work_dev, 0) }
+        unsafe { table_u32(p.num_work_dev, 0) }
     } else {
         p.num_work
     };
@@ -152,7 +146,7 @@ unsafe fn producer<const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Bl
             let token = token_of(t, h as u32);
             if t < b.num_tiles && token < b.work.kv_end {
                 // SAFETY: token < kv_len, so its page-table entry exists (validated).
-                ids[h] = unsafe { ld_u32(p.page_indices, b.first_page_entry + token / p.page_size) };
+                ids[h] = unsafe { table_u32(p.page_indices, b.first_page_entry + token / p.page_size) };
             }
         }
         ids
@@ -271,7 +265,7 @@ unsafe fn consumer<E: Elem16, const D: usize, const NT: usize, const KS: usize, 
     let mi = lane / 8;
     let k_scale = if p.k_scale != NONE_ADDR {
         // SAFETY: per-kv-head table.
-        f32::from_bits(unsafe { ld_u32(p.k_scale, b.work.kv_head) })
+        f32::from_bits(unsafe { table_u32(p.k_scale, b.work.kv_head) })
     } else {
         1.0
     };
@@ -437,7 +431,7 @@ unsafe fn merge_and_store<E: Elem16, const D: usize, const NT: usize, const MT: 
     let final_out = b.work.partial_slot == FINAL_OUTPUT;
     let v_scale = if p.v_scale != NONE_ADDR {
         // SAFETY: per-kv-head table.
-        f32::from_bits(unsafe { ld_u32(p.v_scale, b.work.kv_head) })
+        f32::from_bits(unsafe { table_u32(p.v_scale, b.work.kv_head) })
     } else {
         1.0
     };
@@ -452,7 +446,7 @@ unsafe fn merge_and_store<E: Elem16, const D: usize, const NT: usize, const MT: 
         }
         let sink = if final_out && p.sinks != NONE_ADDR {
             // SAFETY: per-q-head table.
-            f32::from_bits(unsafe { ld_u32(p.sinks, row_head(p, b, lr)) }) * LOG2_E
+            f32::from_bits(unsafe { table_u32(p.sinks, row_head(p, b, lr)) }) * LOG2_E
         } else {
             f32::NEG_INFINITY
         };
