@@ -8,7 +8,13 @@ fn main() {
     let workspace = manifest.parent().unwrap().to_path_buf();
     let target_root = target_root(&workspace);
     let cargo = PathBuf::from(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    for dir in ["kernels-gpu/src", "kernels-gpu/Cargo.toml", "contract/src", "contract/Cargo.toml", "ptxbuild/src"] {
+    for dir in [
+        "kernels-gpu/src",
+        "kernels-gpu/Cargo.toml",
+        "contract/src",
+        "contract/Cargo.toml",
+        "ptxbuild/src",
+    ] {
         println!("cargo:rerun-if-changed={}", workspace.join(dir).display());
     }
     // The three arch builds are independent: run them side by side.
@@ -38,7 +44,11 @@ fn main() {
 fn target_root(workspace: &Path) -> PathBuf {
     if let Ok(t) = std::env::var("CARGO_TARGET_DIR") {
         let t = PathBuf::from(t);
-        return if t.is_absolute() { t } else { workspace.join(t) };
+        return if t.is_absolute() {
+            t
+        } else {
+            workspace.join(t)
+        };
     }
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     out.ancestors()

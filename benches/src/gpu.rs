@@ -11,9 +11,12 @@
 use crate::workloads::Spec;
 use cudarc::driver::sys::{CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::CudaSlice;
-use ferroflash::{bench, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Device, Dtype16, Error, Splits};
+use ferroflash::{
+    bench, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Device, Dtype16, Error, Fp8Format,
+    ScaleLayout, Splits,
+};
 use ferroflash_reference::gen::{generate, GenOptions};
-use ferroflash_reference::{reference_f64, DType, Inputs, Problem};
+use ferroflash_reference::{reference_f64, DType, Inputs, Problem, Storage};
 use std::io::Write;
 use std::time::Instant;
 
@@ -43,10 +46,19 @@ fn median(v: &mut [f64]) -> f64 {
 }
 
 /// Time `f` (which enqueues work on the device stream) with events: median over `reps`.
-fn time_events(dev: &Device, reps: usize, mut f: impl FnMut() -> Result<(), String>) -> Result<f64, String> {
+fn time_events(
+    dev: &Device,
+    reps: usize,
+    mut f: impl FnMut() -> Result<(), String>,
+) -> Result<f64, String> {
     let ctx = dev.context();
     let s = dev.stream();
-    let (a, b) = (ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(drv("event"))?, ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT)).map_err(drv("event"))?);
+    let (a, b) = (
+        ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(drv("event"))?,
+        ctx.new_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(drv("event"))?,
+    );
     let mut ms = Vec::new();
     for _ in 0..reps {
         a.record(s).map_err(drv("record"))?;
@@ -64,11 +76,20 @@ fn measure_ceilings(dev: &Device) -> Result<(f64, f64), String> {
     let src = s.alloc_zeros::<u8>(bytes).map_err(drv("alloc"))?;
     let mut dst = s.alloc_zeros::<u8>(bytes).map_err(drv("alloc"))?;
     let (grid, threads) = (dev.caps().sm_count * 8, 512);
-    let mut scratch = s.alloc_zeros::<u32>((grid * threads) as usize).map_err(drv("alloc"))?;
-    bench::read_probe(dev, &src, &mut scratch, grid, threads).map_err(ff)?;
-    let read_ms = time_events(dev, 10, || bench::read_probe(dev, &src, &mut scratch, grid, threads).map_err(ff))?;
-    let copy_ms = time_events(dev, 10, || s.memcpy_dtod(&src, &mut dst).map_err(drv("copy")))?;
-    Ok((2.0 * bytes as f64 / copy_ms / 1e9, bytes as f64 / read_ms / 1e9))
+    let mut scratch = s
+        .alloc_zeros::<u32>((grid * threads) as usize)
+        .map_err(drv("alloc"))?;
+    bench::read_probe(dev, &src.as_view(), &mut scratch, grid, threads).map_err(ff)?;
+    let read_ms = time_events(dev, 10, || {
+        bench::read_probe(dev, &src.as_view(), &mut scratch, grid, threads).map_err(ff)
+    })?;
+    let copy_ms = time_events(dev, 10, || {
+        s.memcpy_dtod(&src, &mut dst).map_err(drv("copy"))
+    })?;
+    Ok((
+        2.0 * bytes as f64 / copy_ms / 1e9,
+        bytes as f64 / read_ms / 1e9,
+    ))
 }
 
 /// One (workload, page size) case on the device.
@@ -80,56 +101,141 @@ struct Case {
     lens: Vec<u32>,
     plans: Vec<DecodePlan>,
     tables: Vec<(Vec<u32>, Vec<u32>)>,
-    q: CudaSlice<u16>,
-    k: CudaSlice<u16>,
-    v: CudaSlice<u16>,
+    q: Buf,
+    k: Buf,
+    v: Buf,
     o: CudaSlice<u16>,
     lse: CudaSlice<f32>,
-    block: Vec<u16>,
-    q_host: Vec<u16>,
+    /// (Q, K/V) dtypes.
+    dtypes: (DType, DType),
+    /// Decoded values of the pool pattern (before the K/V scale).
+    block: Vec<f32>,
+    /// Decoded Q values (before the Q scale).
+    q_vals: Vec<f32>,
+    /// Per-tensor (q, k, v) scales and their device tables (fp8 only).
+    scales: [f32; 3],
+    scale_tabs: Option<[CudaSlice<f32>; 3]>,
     min_bytes: f64,
+}
+
+/// A device tensor of 16-bit or fp8 codes.
+enum Buf {
+    B16(CudaSlice<u16>),
+    B8(CudaSlice<u8>),
+}
+
+impl Buf {
+    fn upload(dev: &Device, codes: &Storage) -> Result<Buf, String> {
+        let s = dev.stream();
+        Ok(match codes {
+            Storage::U16(v) => Buf::B16(s.clone_htod(v).map_err(drv("upload"))?),
+            Storage::U8(v) => Buf::B8(s.clone_htod(v).map_err(drv("upload"))?),
+        })
+    }
+    /// `elems` elements, element `e` = `pattern[(e + offset) % len]`.
+    fn fill(dev: &Device, pattern: &Storage, elems: usize, offset: usize) -> Result<Buf, String> {
+        fn go<T: Copy + cudarc::driver::DeviceRepr>(
+            dev: &Device,
+            pat: &[T],
+            elems: usize,
+            offset: usize,
+        ) -> Result<CudaSlice<T>, String> {
+            let s = dev.stream();
+            // SAFETY: every element is written by the copies below before any kernel reads it.
+            let mut pool = unsafe { s.alloc::<T>(elems) }.map_err(drv("alloc pool"))?;
+            let mut off = 0;
+            while off < elems {
+                let n = (elems - off).min(pat.len());
+                let start = (off + offset) % pat.len();
+                let src: Vec<T> = (0..n).map(|i| pat[(start + i) % pat.len()]).collect();
+                s.memcpy_htod(&src, &mut pool.slice_mut(off..off + n))
+                    .map_err(drv("fill pool"))?;
+                off += n;
+            }
+            Ok(pool)
+        }
+        Ok(match pattern {
+            Storage::U16(p) => Buf::B16(go(dev, p, elems, offset)?),
+            Storage::U8(p) => Buf::B8(go(dev, p, elems, offset)?),
+        })
+    }
+}
+
+/// `x / amax_scale` codes of `vals` in `dtype` with the scale (1 for 16-bit dtypes).
+fn encode_scaled(dtype: DType, vals: &[f32]) -> (Storage, f32) {
+    let s = match dtype {
+        DType::E4m3 => ferroflash::quant::amax_scale(vals.iter().copied(), Fp8Format::E4m3),
+        DType::E5m2 => ferroflash::quant::amax_scale(vals.iter().copied(), Fp8Format::E5m2),
+        _ => 1.0,
+    };
+    let scaled: Vec<f32> = vals.iter().map(|v| v / s).collect();
+    (Storage::encode(dtype, &scaled), s)
 }
 
 /// Value pattern of the pools: element `e` holds `block[e % block.len()]`.
 const BLOCK_ELEMS: usize = 1 << 24;
 
 impl Case {
-    fn build(dev: &Device, spec: &Spec, page: u32, rot_gib: f64, splits: Splits) -> Result<Case, String> {
+    fn build(
+        dev: &Device,
+        spec: &Spec,
+        page: u32,
+        rot_gib: f64,
+        splits: Splits,
+    ) -> Result<Case, String> {
         let lens = spec.lens()?;
         let (qh, kvh, d) = (spec.q_heads, spec.kv_heads, spec.head_dim);
+        let (q_dtype, kv_dtype) = spec.dtypes()?;
         let pages_of = |l: u32| l.div_ceil(page);
         let pages_needed: u32 = lens.iter().map(|&l| pages_of(l)).sum();
         let row_elems = (kvh * d) as usize;
-        let kv_bytes = 2.0 * lens.iter().map(|&l| l as f64).sum::<f64>() * row_elems as f64 * 2.0;
+        let kv_bytes = 2.0
+            * lens.iter().map(|&l| l as f64).sum::<f64>()
+            * row_elems as f64
+            * kv_dtype.bytes() as f64;
         let sets = ((rot_gib * GIB / kv_bytes.max(1.0)).ceil() as u32).max(2);
         let num_pages = sets * pages_needed.max(1) + 7;
         let mut cfg = DecodeConfig::new(qh, kvh, d, page, num_pages, Dtype16::Bf16);
+        if q_dtype == DType::F16 {
+            cfg.dtype = Dtype16::F16;
+        }
+        cfg.kv_fp8 = match kv_dtype {
+            DType::E4m3 => Some(Fp8Format::E4m3),
+            DType::E5m2 => Some(Fp8Format::E5m2),
+            _ => None,
+        };
+        cfg.q_fp8 = q_dtype.is_fp8();
+        cfg.scales = ScaleLayout::PerTensor;
         cfg.splits = splits;
         let s = dev.stream();
         let pool_elems = cfg.pool_elems();
         let mut rng = Rng(0x5eed ^ page as u64);
-        let block: Vec<u16> = (0..BLOCK_ELEMS).map(|_| half::bf16::from_f32(rng.normal()).to_bits()).collect();
-        let fill = |rng_off: usize| -> Result<CudaSlice<u16>, String> {
-            // SAFETY: every element is written by the copies below before any kernel reads it.
-            let mut pool = unsafe { s.alloc::<u16>(pool_elems) }.map_err(drv("alloc pool"))?;
-            let mut off = 0;
-            while off < pool_elems {
-                let n = (pool_elems - off).min(BLOCK_ELEMS);
-                let start = (off + rng_off) % BLOCK_ELEMS;
-                let src: Vec<u16> = (0..n).map(|i| block[(start + i) % BLOCK_ELEMS]).collect();
-                s.memcpy_htod(&src, &mut pool.slice_mut(off..off + n)).map_err(drv("fill pool"))?;
-                off += n;
-            }
-            Ok(pool)
-        };
-        let k = fill(0)?;
-        let v = fill(BLOCK_ELEMS / 3)?;
+        let raw: Vec<f32> = (0..BLOCK_ELEMS).map(|_| rng.normal()).collect();
+        let (pattern, kv_scale) = encode_scaled(kv_dtype, &raw);
+        let block = pattern.decode(kv_dtype);
+        let k = Buf::fill(dev, &pattern, pool_elems, 0)?;
+        let v = Buf::fill(dev, &pattern, pool_elems, BLOCK_ELEMS / 3)?;
         let q_indptr: Vec<u32> = (0..=lens.len() as u32).map(|r| r * spec.q_len).collect();
         let tokens = *q_indptr.last().unwrap() as usize;
-        let q_host: Vec<u16> = (0..tokens * (qh * d) as usize).map(|_| half::bf16::from_f32(rng.normal()).to_bits()).collect();
-        let q = s.clone_htod(&q_host).map_err(drv("q"))?;
-        let o = s.alloc_zeros::<u16>(tokens * (qh * d) as usize).map_err(drv("o"))?;
-        let lse = s.alloc_zeros::<f32>(tokens * qh as usize).map_err(drv("lse"))?;
+        let q_raw: Vec<f32> = (0..tokens * (qh * d) as usize)
+            .map(|_| rng.normal())
+            .collect();
+        let (q_codes, q_scale) = encode_scaled(q_dtype, &q_raw);
+        let q = Buf::upload(dev, &q_codes)?;
+        let q_vals = q_codes.decode(q_dtype);
+        let scales = [q_scale, kv_scale, kv_scale];
+        let scale_tabs = if kv_dtype.is_fp8() {
+            let t = |x: f32| s.clone_htod(&[x]).map_err(drv("scales"));
+            Some([t(q_scale)?, t(kv_scale)?, t(kv_scale)?])
+        } else {
+            None
+        };
+        let o = s
+            .alloc_zeros::<u16>(tokens * (qh * d) as usize)
+            .map_err(drv("o"))?;
+        let lse = s
+            .alloc_zeros::<f32>(tokens * qh as usize)
+            .map_err(drv("lse"))?;
         // Set r draws its pages from its own region [r * need, (r + 1) * need) of the pool,
         // shuffled (the peers' layout: one shuffled pool copy per rotation).
         let mut ids: Vec<u32> = (0..sets * pages_needed).collect();
@@ -145,18 +251,67 @@ impl Case {
             for &l in &lens {
                 indptr.push(indptr.last().unwrap() + pages_of(l));
             }
-            let t = BatchTables { q_indptr: &q_indptr, kv_lens: &lens, page_indptr: &indptr, page_indices: mine };
+            let t = BatchTables {
+                q_indptr: &q_indptr,
+                kv_lens: &lens,
+                page_indptr: &indptr,
+                page_indices: mine,
+            };
             plans.push(DecodePlan::new(dev, &cfg, &t).map_err(ff)?);
             tables.push((indptr, mine.to_vec()));
         }
+        // The peers' min_bytes: K/V of the real tokens at their element size, Q and O at 2 bytes.
         let min_bytes = kv_bytes + 2.0 * (tokens * (qh * d) as usize * 2) as f64;
-        Ok(Case { name: spec.name.clone(), page, cfg, q_indptr, lens, plans, tables, q, k, v, o, lse, block, q_host, min_bytes })
+        Ok(Case {
+            name: spec.name.clone(),
+            page,
+            cfg,
+            q_indptr,
+            lens,
+            plans,
+            tables,
+            q,
+            k,
+            v,
+            o,
+            lse,
+            dtypes: (q_dtype, kv_dtype),
+            block,
+            q_vals,
+            scales,
+            scale_tabs,
+            min_bytes,
+        })
     }
 
     fn run(&mut self, dev: &Device, set: usize) -> Result<(), String> {
-        self.plans[set]
-            .run(dev, DecodeTensors { q: &self.q, k_pool: &self.k, v_pool: &self.v, o: &mut self.o, lse: Some(&mut self.lse), sinks: None, k_scale: None, v_scale: None })
-            .map_err(ff)
+        let plan = &self.plans[set];
+        let tabs = self.scale_tabs.as_ref();
+        macro_rules! go {
+            ($q:expr, $k:expr, $v:expr) => {
+                plan.run(
+                    dev,
+                    DecodeTensors {
+                        q: $q,
+                        k_pool: $k,
+                        v_pool: $v,
+                        o: &mut self.o,
+                        lse: Some(&mut self.lse),
+                        sinks: None,
+                        q_scale: tabs.map(|t| &t[0]),
+                        k_scale: tabs.map(|t| &t[1]),
+                        v_scale: tabs.map(|t| &t[2]),
+                    },
+                )
+            };
+        }
+        match (&self.q, &self.k, &self.v) {
+            (Buf::B16(q), Buf::B16(k), Buf::B16(v)) => go!(q, k, v),
+            (Buf::B16(q), Buf::B8(k), Buf::B8(v)) => go!(q, k, v),
+            (Buf::B8(q), Buf::B8(k), Buf::B8(v)) => go!(q, k, v),
+            _ => return Err("unsupported dtype combination".into()),
+        }
+        .map_err(ff)
     }
 
     /// Relative error ||out - ref|| / ||ref|| over up to `max_requests` requests of set 0
@@ -166,7 +321,12 @@ impl Case {
         let s = dev.stream();
         s.synchronize().map_err(drv("sync"))?;
         let o: Vec<u16> = s.clone_dtoh(&self.o).map_err(drv("o"))?;
-        let (qh, kvh, d, page) = (self.cfg.q_heads as usize, self.cfg.kv_heads as usize, self.cfg.head_dim as usize, self.page as usize);
+        let (qh, kvh, d, page) = (
+            self.cfg.q_heads as usize,
+            self.cfg.kv_heads as usize,
+            self.cfg.head_dim as usize,
+            self.page as usize,
+        );
         let n = self.lens.len();
         let mut picks: Vec<usize> = vec![(0..n).max_by_key(|&r| self.lens[r]).unwrap(), n - 1];
         picks.dedup();
@@ -179,18 +339,52 @@ impl Case {
             let my_pages = &ids[indptr[r] as usize..indptr[r + 1] as usize];
             let page_elems = page * kvh * d;
             let gather = |offset: usize| -> Vec<f32> {
-                my_pages.iter().flat_map(|&pid| (0..page_elems).map(move |e| pid as usize * page_elems + e)).map(|e| half::bf16::from_bits(self.block[(e + offset) % BLOCK_ELEMS]).to_f32()).collect()
+                my_pages
+                    .iter()
+                    .flat_map(|&pid| (0..page_elems).map(move |e| pid as usize * page_elems + e))
+                    .map(|e| self.block[(e + offset) % BLOCK_ELEMS])
+                    .collect()
             };
             let q0 = self.q_indptr[r] as usize * qh * d;
-            let q: Vec<f32> = self.q_host[q0..q0 + q_len * qh * d].iter().map(|&b| half::bf16::from_bits(b).to_f32()).collect();
-            let problem = Problem { q_heads: qh, kv_heads: kvh, head_dim: d, page_size: page, q_lens: vec![q_len as u32], kv_lens: vec![kv_len], sm_scale: 1.0 / (d as f32).sqrt(), softcap: None, window_left: None, q_dtype: DType::Bf16, kv_dtype: DType::Bf16 };
+            let q = self.q_vals[q0..q0 + q_len * qh * d].to_vec();
+            let (q_dtype, kv_dtype) = self.dtypes;
+            let problem = Problem {
+                q_heads: qh,
+                kv_heads: kvh,
+                head_dim: d,
+                page_size: page,
+                q_lens: vec![q_len as u32],
+                kv_lens: vec![kv_len],
+                sm_scale: 1.0 / (d as f32).sqrt(),
+                softcap: None,
+                window_left: None,
+                q_dtype,
+                kv_dtype,
+            };
             let k_pool = gather(0);
             let v_pool = gather(BLOCK_ELEMS / 3);
             let n = my_pages.len();
-            let x = Inputs::from_values(&problem, q, k_pool, v_pool, n, vec![0, n as u32], (0..n as u32).collect());
+            let mut x = Inputs::from_values(
+                &problem,
+                q,
+                k_pool,
+                v_pool,
+                n,
+                vec![0, n as u32],
+                (0..n as u32).collect(),
+            );
+            x.q_scale = self.scales[0];
+            x.k_scale = vec![self.scales[1]; kvh];
+            x.v_scale = vec![self.scales[2]; kvh];
             let reference = reference_f64(&problem, &x);
+            let f16_out = self.cfg.dtype == Dtype16::F16;
             for (i, &want) in reference.o.iter().enumerate() {
-                let got = half::bf16::from_bits(o[q0 + i]).to_f64();
+                let b = o[q0 + i];
+                let got = if f16_out {
+                    half::f16::from_bits(b).to_f64()
+                } else {
+                    half::bf16::from_bits(b).to_f64()
+                };
                 if !got.is_finite() {
                     return Err(format!("non-finite output at request {r}, element {i}"));
                 }
@@ -203,7 +397,14 @@ impl Case {
 }
 
 /// Run one case and return its JSON record.
-fn bench_case(dev: &Device, spec: &Spec, page: u32, ceil: Ceilings, rot_gib: f64, splits: Splits) -> Result<serde_json::Value, String> {
+fn bench_case(
+    dev: &Device,
+    spec: &Spec,
+    page: u32,
+    ceil: Ceilings,
+    rot_gib: f64,
+    splits: Splits,
+) -> Result<serde_json::Value, String> {
     let t0 = Instant::now();
     let mut c = Case::build(dev, spec, page, rot_gib, splits)?;
     let rel_err = c.check(dev, 2)?;
@@ -215,14 +416,17 @@ fn bench_case(dev: &Device, spec: &Spec, page: u32, ceil: Ceilings, rot_gib: f64
     let s = dev.stream().clone();
     // Graph of `calls` calls cycling through the sets.
     let graph = (|| -> Result<_, String> {
-        s.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL).map_err(drv("begin capture"))?;
+        s.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .map_err(drv("begin capture"))?;
         let mut r = Ok(());
         for i in 0..calls {
             if r.is_ok() {
                 r = c.run(dev, i % sets);
             }
         }
-        let g = s.end_capture(CUgraphInstantiate_flags(0)).map_err(drv("end capture"))?;
+        let g = s
+            .end_capture(CUgraphInstantiate_flags(0))
+            .map_err(drv("end capture"))?;
         r?;
         g.ok_or_else(|| "empty graph".to_string())
     })();
@@ -230,18 +434,24 @@ fn bench_case(dev: &Device, spec: &Spec, page: u32, ceil: Ceilings, rot_gib: f64
         Ok(g) => {
             g.upload().map_err(drv("graph upload"))?;
             g.launch().map_err(drv("graph"))?;
-            (time_events(dev, 30, || g.launch().map_err(drv("graph")))? / calls as f64, "graph")
+            (
+                time_events(dev, 30, || g.launch().map_err(drv("graph")))? / calls as f64,
+                "graph",
+            )
         }
         Err(e) => {
             eprintln!("  graph capture failed ({e}); timing with events");
             let mut i = 0;
-            (time_events(dev, 30, || {
-                for _ in 0..calls {
-                    c.run(dev, i % sets)?;
-                    i += 1;
-                }
-                Ok(())
-            })? / calls as f64, "events")
+            (
+                time_events(dev, 30, || {
+                    for _ in 0..calls {
+                        c.run(dev, i % sets)?;
+                        i += 1;
+                    }
+                    Ok(())
+                })? / calls as f64,
+                "events",
+            )
         }
     };
     let mut i = 0;
@@ -281,7 +491,13 @@ fn read_env_ceilings(path: &str) -> Option<(f64, f64)> {
 }
 
 /// `ferroflash bench`.
-pub fn bench(specs: &[Spec], jsonl: Option<&str>, env_json: Option<&str>, rot_gib: f64, splits: Splits) -> Result<(), String> {
+pub fn bench(
+    specs: &[Spec],
+    jsonl: Option<&str>,
+    env_json: Option<&str>,
+    rot_gib: f64,
+    splits: Splits,
+) -> Result<(), String> {
     let dev = match Device::new(0) {
         Ok(d) => d,
         Err(Error::NoDriver) | Err(Error::NoDevice { .. }) => return cpu_fallback(specs),
@@ -290,37 +506,73 @@ pub fn bench(specs: &[Spec], jsonl: Option<&str>, env_json: Option<&str>, rot_gi
     // SAFETY: the benchmark uses one stream only, so cudarc's cross-stream event tracking is not
     // needed; without it, decode calls can be captured into a CUDA graph.
     unsafe { dev.context().disable_event_tracking() };
-    println!("device: {} ({} SMs, sm_{}{}), module {}", dev.caps().name, dev.caps().sm_count, dev.caps().compute_capability.0, dev.caps().compute_capability.1, dev.arch().name());
+    println!(
+        "device: {} ({} SMs, sm_{}{}), module {}",
+        dev.caps().name,
+        dev.caps().sm_count,
+        dev.caps().compute_capability.0,
+        dev.caps().compute_capability.1,
+        dev.arch().name()
+    );
     let (own_copy, own_read) = measure_ceilings(&dev)?;
-    let env_path = env_json.map(str::to_string).or_else(|| std::env::var("OUT").ok().map(|o| format!("{o}/env.json")));
+    let env_path = env_json
+        .map(str::to_string)
+        .or_else(|| std::env::var("OUT").ok().map(|o| format!("{o}/env.json")));
     let ceil = match env_path.as_deref().and_then(read_env_ceilings) {
-        Some((c, r)) => Ceilings { copy_tbps: c, read_tbps: r, own_read_tbps: own_read, source: "peers env.json" },
-        None => Ceilings { copy_tbps: own_copy, read_tbps: own_read, own_read_tbps: own_read, source: "measured here" },
+        Some((c, r)) => Ceilings {
+            copy_tbps: c,
+            read_tbps: r,
+            own_read_tbps: own_read,
+            source: "peers env.json",
+        },
+        None => Ceilings {
+            copy_tbps: own_copy,
+            read_tbps: own_read,
+            own_read_tbps: own_read,
+            source: "measured here",
+        },
     };
     println!("ceilings: copy {:.2} TB/s, read {:.2} TB/s ({}); this process measured copy {own_copy:.2}, read {own_read:.2}", ceil.copy_tbps, ceil.read_tbps, ceil.source);
     let mut out = match jsonl {
-        Some(p) => Some(std::fs::OpenOptions::new().create(true).append(true).open(p).map_err(|e| format!("{p}: {e}"))?),
+        Some(p) => Some(
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+                .map_err(|e| format!("{p}: {e}"))?,
+        ),
         None => None,
     };
-    println!("{:<22} {:<10} {:>9} {:>9} {:>7} {:>7} {:>7} {:>9}  note", "workload", "layout", "us", "eager us", "TB/s", "%read", "%copy", "rel err");
+    println!(
+        "{:<22} {:<10} {:>9} {:>9} {:>7} {:>7} {:>7} {:>9}  note",
+        "workload", "layout", "us", "eager us", "TB/s", "%read", "%copy", "rel err"
+    );
     let mut failed = false;
     for spec in specs {
         for &page in &spec.page_sizes {
-            let rec = if spec.dtype != "bf16" {
-                Ok(serde_json::json!({"peer": "ferroflash", "workload": spec.name, "layout": format!("paged p{page}"), "min_bytes": 0, "status": "skip", "error": format!("dtype {} not implemented yet (FP8 issue)", spec.dtype)}))
-            } else {
-                bench_case(&dev, spec, page, ceil, rot_gib, splits)
-            };
+            let rec = bench_case(&dev, spec, page, ceil, rot_gib, splits);
             match rec {
                 Ok(r) => {
                     if r["status"] == "ok" {
                         println!(
                             "{:<22} {:<10} {:>9.1} {:>9.1} {:>7.2} {:>7.1} {:>7.1} {:>9.1e}  {}",
-                            spec.name, r["layout"].as_str().unwrap(), r["ms"].as_f64().unwrap() * 1e3, r["eager_ms"].as_f64().unwrap() * 1e3, r["tbps"].as_f64().unwrap(),
-                            r["pct_read"].as_f64().unwrap(), r["pct_copy"].as_f64().unwrap(), r["rel_err"].as_f64().unwrap(), r["note"].as_str().unwrap()
+                            spec.name,
+                            r["layout"].as_str().unwrap(),
+                            r["ms"].as_f64().unwrap() * 1e3,
+                            r["eager_ms"].as_f64().unwrap() * 1e3,
+                            r["tbps"].as_f64().unwrap(),
+                            r["pct_read"].as_f64().unwrap(),
+                            r["pct_copy"].as_f64().unwrap(),
+                            r["rel_err"].as_f64().unwrap(),
+                            r["note"].as_str().unwrap()
                         );
                     } else {
-                        println!("{:<22} {:<10} skip: {}", spec.name, r["layout"].as_str().unwrap(), r["error"].as_str().unwrap_or(""));
+                        println!(
+                            "{:<22} {:<10} skip: {}",
+                            spec.name,
+                            r["layout"].as_str().unwrap(),
+                            r["error"].as_str().unwrap_or("")
+                        );
                     }
                     if let Some(f) = out.as_mut() {
                         writeln!(f, "{r}").map_err(|e| e.to_string())?;
@@ -342,15 +594,13 @@ pub fn bench(specs: &[Spec], jsonl: Option<&str>, env_json: Option<&str>, rot_gi
 
 /// `ferroflash check`: correctness on the workloads (sampled requests vs the CPU reference).
 pub fn check(specs: &[Spec]) -> Result<(), String> {
-    let dev = Device::new(0).map_err(|e| format!("{e} (the CPU reference alone runs with `ferroflash bench`)"))?;
+    let dev = Device::new(0)
+        .map_err(|e| format!("{e} (the CPU reference alone runs with `ferroflash bench`)"))?;
     let mut bad = 0;
     for spec in specs {
         for &page in &spec.page_sizes {
-            if spec.dtype != "bf16" {
-                println!("SKIP {} p{page}: dtype {} not implemented yet", spec.name, spec.dtype);
-                continue;
-            }
-            let r = Case::build(&dev, spec, page, 0.0, Splits::Auto).and_then(|mut c| c.check(&dev, 2));
+            let r =
+                Case::build(&dev, spec, page, 0.0, Splits::Auto).and_then(|mut c| c.check(&dev, 2));
             match r {
                 Ok(e) if e < 1e-2 => println!("PASS {} p{page}: rel err {e:.2e}", spec.name),
                 Ok(e) => {
@@ -374,11 +624,22 @@ pub fn check(specs: &[Spec]) -> Result<(), String> {
 /// Without a GPU: run the float64 CPU reference on a reduced copy of each workload (2 requests,
 /// KV capped at 2048 keys) so the command still shows the math and the data layout.
 fn cpu_fallback(specs: &[Spec]) -> Result<(), String> {
-    println!("no CUDA GPU here: running the float64 CPU reference (rayon) on reduced workloads instead.");
+    println!(
+        "no CUDA GPU here: running the float64 CPU reference (rayon) on reduced workloads instead."
+    );
     println!("For GPU numbers, run `cargo xtask bundle` and `bash target/bundle/run.sh bench` on a GPU machine (README).");
-    println!("{:<22} {:<8} {:>8} {:>10} {:>10} {:>12}", "workload", "layout", "requests", "keys/req", "ms", "GB/s (CPU)");
-    for spec in specs.iter().filter(|s| s.dtype == "bf16") {
-        let lens: Vec<u32> = spec.lens()?.into_iter().take(2).map(|l| l.min(2048)).collect();
+    println!(
+        "{:<22} {:<8} {:>8} {:>10} {:>10} {:>12}",
+        "workload", "layout", "requests", "keys/req", "ms", "GB/s (CPU)"
+    );
+    for spec in specs {
+        let (q_dtype, kv_dtype) = spec.dtypes()?;
+        let lens: Vec<u32> = spec
+            .lens()?
+            .into_iter()
+            .take(2)
+            .map(|l| l.min(2048))
+            .collect();
         let page = spec.page_sizes[0];
         let p = Problem {
             q_heads: spec.q_heads as usize,
@@ -390,16 +651,76 @@ fn cpu_fallback(specs: &[Spec]) -> Result<(), String> {
             sm_scale: 1.0 / (spec.head_dim as f32).sqrt(),
             softcap: None,
             window_left: None,
-            q_dtype: DType::Bf16,
-            kv_dtype: DType::Bf16,
+            q_dtype,
+            kv_dtype,
         };
         let x = generate(&p, &GenOptions::default());
         let t = Instant::now();
         let out = reference_f64(&p, &x);
         let ms = t.elapsed().as_secs_f64() * 1e3;
-        let bytes = 2.0 * lens.iter().map(|&l| l as f64).sum::<f64>() * (spec.kv_heads * spec.head_dim) as f64 * 2.0;
+        let bytes = 2.0
+            * lens.iter().map(|&l| l as f64).sum::<f64>()
+            * (spec.kv_heads * spec.head_dim) as f64
+            * kv_dtype.bytes() as f64;
         assert!(out.o.iter().all(|v| v.is_finite()));
-        println!("{:<22} p{:<7} {:>8} {:>10} {:>10.1} {:>12.2}", spec.name, page, lens.len(), lens[0], ms, bytes / (ms * 1e-3) / 1e9);
+        println!(
+            "{:<22} p{:<7} {:>8} {:>10} {:>10.1} {:>12.2}",
+            spec.name,
+            page,
+            lens.len(),
+            lens[0],
+            ms,
+            bytes / (ms * 1e-3) / 1e9
+        );
+    }
+    Ok(())
+}
+
+/// `ferroflash probe`: the streaming-read ceiling as a function of the bytes one kernel reads.
+/// Short kernels (tens of microseconds, like decode at small batch) pay a launch ramp and a
+/// drain that a 4 GiB read hides; this measures that curve on the same GPU. Each size is read by
+/// 16 back-to-back launches over disjoint regions of an 8 GiB buffer (never L2 resident),
+/// timed with events; the median of 10 such rounds is reported per launch.
+pub fn probe() -> Result<(), String> {
+    let dev = match Device::new(0) {
+        Ok(d) => d,
+        Err(e) => {
+            println!("SKIP probe: no GPU ({e})");
+            return Ok(());
+        }
+    };
+    let s = dev.stream();
+    let total = 8usize << 30;
+    let src = s.alloc_zeros::<u8>(total).map_err(drv("alloc"))?;
+    let (grid, threads) = (dev.caps().sm_count * 8, 512);
+    let mut scratch = s
+        .alloc_zeros::<u32>((grid * threads) as usize)
+        .map_err(drv("alloc"))?;
+    println!("{:>10} {:>10} {:>8}", "MiB", "us/launch", "TB/s");
+    for mib in [32usize, 64, 128, 256, 512, 1024, 4096] {
+        let bytes = mib << 20;
+        let regions = (total / bytes).max(1);
+        let mut next = 0usize;
+        let ms = time_events(&dev, 10, || {
+            for _ in 0..16 {
+                let off = (next % regions) * bytes;
+                next += 1;
+                bench::read_probe(
+                    &dev,
+                    &src.slice(off..off + bytes),
+                    &mut scratch,
+                    grid,
+                    threads,
+                )
+                .map_err(ff)?;
+            }
+            Ok(())
+        })? / 16.0;
+        println!(
+            "{mib:>10} {:>10.1} {:>8.2}",
+            ms * 1e3,
+            bytes as f64 / (ms * 1e-3) / 1e12
+        );
     }
     Ok(())
 }

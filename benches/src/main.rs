@@ -12,7 +12,10 @@ mod workloads;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "ferroflash", about = "ferroflash decode attention: benchmark and check")]
+#[command(
+    name = "ferroflash",
+    about = "ferroflash decode attention: benchmark and check"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -47,6 +50,8 @@ enum Cmd {
         #[arg(long, default_value = "auto")]
         splits: String,
     },
+    /// The streaming-read ceiling against the bytes one kernel reads (short-kernel ramp).
+    Probe,
     /// Check the kernels on the workloads against the CPU reference.
     Check {
         #[command(flatten)]
@@ -65,13 +70,27 @@ fn load(c: &Common) -> Result<Vec<workloads::Spec>, String> {
 fn main() {
     let cli = Cli::parse();
     let r = match cli.cmd {
-        Cmd::Bench { common, jsonl, env_json, rot_gib, splits } => {
+        Cmd::Bench {
+            common,
+            jsonl,
+            env_json,
+            rot_gib,
+            splits,
+        } => {
             let splits = match splits.as_str() {
                 "auto" => Ok(ferroflash::Splits::Auto),
-                n => n.parse().map(ferroflash::Splits::Fixed).map_err(|_| format!("--splits {n}: auto or a number")),
+                n => n
+                    .parse()
+                    .map(ferroflash::Splits::Fixed)
+                    .map_err(|_| format!("--splits {n}: auto or a number")),
             };
-            splits.and_then(|sp| load(&common).and_then(|w| gpu::bench(&w, jsonl.as_deref(), env_json.as_deref(), rot_gib, sp)))
+            splits.and_then(|sp| {
+                load(&common).and_then(|w| {
+                    gpu::bench(&w, jsonl.as_deref(), env_json.as_deref(), rot_gib, sp)
+                })
+            })
         }
+        Cmd::Probe => gpu::probe(),
         Cmd::Check { common } => load(&common).and_then(|w| gpu::check(&w)),
     };
     if let Err(e) = r {

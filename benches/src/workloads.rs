@@ -1,6 +1,7 @@
 //! Workload files in the format of `shared/bench/workloads.toml` (W1-W6 built in), extended with
 //! ragged `kv_lens` and the fp8 dtypes of the peers' harness.
 
+use ferroflash_reference::DType;
 use serde::Deserialize;
 
 /// Built-in W1-W6 (a copy of shared/bench/workloads.toml).
@@ -45,7 +46,37 @@ impl Spec {
         match (&self.kv_lens, self.batch, self.kv_len) {
             (Some(v), _, _) => Ok(v.clone()),
             (None, Some(b), Some(l)) => Ok(vec![l; b]),
-            _ => Err(format!("{}: give `kv_lens` or `batch` + `kv_len`", self.name)),
+            _ => Err(format!(
+                "{}: give `kv_lens` or `batch` + `kv_len`",
+                self.name
+            )),
+        }
+    }
+    /// (Q, K/V) dtypes: `bf16`, `f16`, `bf16-q/e4m3-kv`, `bf16-q/e5m2-kv`, `f16-q/e4m3-kv`,
+    /// `f16-q/e5m2-kv` (the peers' names), or `e4m3` / `e5m2` (all-FP8 Q/K/V, bf16 output).
+    pub fn dtypes(&self) -> Result<(DType, DType), String> {
+        let one = |s: &str| match s {
+            "bf16" => Ok(DType::Bf16),
+            "f16" => Ok(DType::F16),
+            "e4m3" => Ok(DType::E4m3),
+            "e5m2" => Ok(DType::E5m2),
+            _ => Err(format!("{}: unknown dtype `{}`", self.name, self.dtype)),
+        };
+        match self.dtype.split_once('/') {
+            Some((q, kv)) => {
+                let (q, kv) = (
+                    one(q.trim_end_matches("-q"))?,
+                    one(kv.trim_end_matches("-kv"))?,
+                );
+                if q.is_fp8() || !kv.is_fp8() {
+                    return Err(format!(
+                        "{}: `{}`: a 16-bit Q over an fp8 KV cache is expected",
+                        self.name, self.dtype
+                    ));
+                }
+                Ok((q, kv))
+            }
+            None => one(&self.dtype).map(|d| (d, d)),
         }
     }
     /// Short name (`W3` for `W3-b64-4k`).
@@ -56,7 +87,9 @@ impl Spec {
 
 /// Parse a workload file.
 pub fn parse(text: &str) -> Result<Vec<Spec>, String> {
-    toml::from_str::<File>(text).map(|f| f.workload).map_err(|e| e.to_string())
+    toml::from_str::<File>(text)
+        .map(|f| f.workload)
+        .map_err(|e| e.to_string())
 }
 
 /// Keep the workloads named in `names` (full or short name), all when `None`.
@@ -64,7 +97,11 @@ pub fn select(all: Vec<Spec>, names: Option<&str>) -> Result<Vec<Spec>, String> 
     let Some(names) = names else { return Ok(all) };
     let mut out = Vec::new();
     for n in names.split(',').filter(|n| !n.is_empty()) {
-        let hit: Vec<_> = all.iter().filter(|s| s.name == n || s.short() == n).cloned().collect();
+        let hit: Vec<_> = all
+            .iter()
+            .filter(|s| s.name == n || s.short() == n)
+            .cloned()
+            .collect();
         if hit.is_empty() {
             return Err(format!("no workload named {n}"));
         }

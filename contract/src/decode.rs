@@ -85,6 +85,10 @@ impl DecodeGeometry {
     pub const fn chunks_per_row(&self) -> u32 {
         self.head_dim * self.kv_elem_bytes / CHUNK_BYTES
     }
+    /// 16-byte chunks in one row of the Q tile (Q is staged as 16-bit elements, fp8 Q too).
+    pub const fn q_chunks_per_row(&self) -> u32 {
+        self.head_dim * 2 / CHUNK_BYTES
+    }
     /// f32 between rows of the merge scratch.
     pub const fn merge_row_stride_f32(&self) -> u32 {
         self.head_dim + MERGE_ROW_PAD_F32
@@ -97,17 +101,30 @@ impl DecodeGeometry {
         let q_offset = 0;
         let ring_offset = align_up(q_offset + q_bytes, 128);
         // Per consumer warp: O (rows x padded head_dim f32) + max and sum per row (2 x rows f32).
-        let merge_bytes = CONSUMER_WARPS * self.rows_per_block() * (self.merge_row_stride_f32() + 2) * 4;
+        let merge_bytes =
+            CONSUMER_WARPS * self.rows_per_block() * (self.merge_row_stride_f32() + 2) * 4;
         let ring_bytes = self.stages * stage_bytes;
-        let after = if ring_bytes > merge_bytes { ring_bytes } else { merge_bytes };
+        let after = if ring_bytes > merge_bytes {
+            ring_bytes
+        } else {
+            merge_bytes
+        };
         let mbar_offset = ring_offset + after;
         let total_bytes = mbar_offset + 2 * self.stages * 8;
-        DecodeSmemPlan { kv_tile_bytes, stage_bytes, q_offset, ring_offset, mbar_offset, total_bytes, merge_bytes }
+        DecodeSmemPlan {
+            kv_tile_bytes,
+            stage_bytes,
+            q_offset,
+            ring_offset,
+            mbar_offset,
+            total_bytes,
+            merge_bytes,
+        }
     }
 }
 
 /// Stages for a head dim and element size: about 96 KiB of ring (two CTAs per SM on Hopper and
-/// Ampere-class 164+ KiB SMs), at least 2 and at most 6.
+/// Ampere-class 164+ KiB SMs), at least 2 and at most 6 (fp8 d128: 6 stages of 16 KiB).
 pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32) -> u32 {
     let stage = 2 * KV_TILE_TOKENS * head_dim * kv_elem_bytes;
     let s = 96 * 1024 / stage;
@@ -122,12 +139,19 @@ pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32) -> u32 {
 
 /// The geometry of the variant for (head_dim, kv element bytes, m tiles).
 pub const fn geometry(head_dim: u32, kv_elem_bytes: u32, m_tiles: u32) -> DecodeGeometry {
-    DecodeGeometry { head_dim, kv_elem_bytes, m_tiles, stages: stages_for(head_dim, kv_elem_bytes) }
+    DecodeGeometry {
+        head_dim,
+        kv_elem_bytes,
+        m_tiles,
+        stages: stages_for(head_dim, kv_elem_bytes),
+    }
 }
 
 const _: () = assert!(KV_TILE_TOKENS.is_multiple_of(CONSUMER_WARPS * 16));
 const _: () = assert!(geometry(128, 2, 1).smem().total_bytes <= 110 * 1024);
 const _: () = assert!(geometry(256, 2, 1).smem().total_bytes <= 227 * 1024);
+const _: () = assert!(geometry(128, 1, 2).smem().total_bytes <= 110 * 1024);
+const _: () = assert!(geometry(64, 1, 1).chunks_per_row() >= 4);
 
 #[cfg(test)]
 mod tests {
@@ -144,6 +168,15 @@ mod tests {
         assert_eq!(g.stages, 2);
         let g = geometry(64, 2, 2);
         assert_eq!(g.rows_per_block(), 32);
+        let g = geometry(128, 1, 1);
+        assert_eq!(
+            (g.stages, g.chunks_per_row(), g.q_chunks_per_row()),
+            (6, 8, 16)
+        );
+        assert_eq!(g.smem().stage_bytes, 16 * 1024);
+        assert!(g.smem().merge_bytes <= 6 * 16 * 1024);
+        let g = geometry(64, 1, 2);
+        assert_eq!(g.chunks_per_row(), 4);
     }
 }
 

@@ -36,7 +36,7 @@ pub enum ArchSet {
     Sm100aOnly,
 }
 
-/// Every entry with the modules that must carry it.
+/// The fixed entries with the modules that must carry them (decode variants: [`all_entries`]).
 pub const ALL_ENTRIES: &[(&str, ArchSet)] = &[
     (selftest::SREG, ArchSet::All),
     (selftest::CP_ASYNC, ArchSet::All),
@@ -51,47 +51,383 @@ pub const ALL_ENTRIES: &[(&str, ArchSet)] = &[
     (selftest::WGMMA_BF16, ArchSet::Sm90aOnly),
     (selftest::WGMMA_E4M3, ArchSet::Sm90aOnly),
     (selftest::TCGEN05_MMA, ArchSet::Sm100aOnly),
-    (decode::BF16_D64_M16, ArchSet::All),
-    (decode::BF16_D64_M32, ArchSet::All),
-    (decode::BF16_D128_M16, ArchSet::All),
-    (decode::BF16_D128_M32, ArchSet::All),
-    (decode::BF16_D256_M16, ArchSet::All),
-    (decode::F16_D64_M16, ArchSet::All),
-    (decode::F16_D64_M32, ArchSet::All),
-    (decode::F16_D128_M16, ArchSet::All),
-    (decode::F16_D128_M32, ArchSet::All),
-    (decode::F16_D256_M16, ArchSet::All),
     (decode::COMBINE_BF16, ArchSet::All),
     (decode::COMBINE_F16, ArchSet::All),
     (bench::READ, ArchSet::All),
 ];
 
-/// Decode kernels: `ff_decode_{dtype}_d{head_dim}_m{rows per CTA}` and the combine kernels.
+/// Decode kernels and the combine kernels.
+///
+/// Decode entry names: `ff_decode_{q}_d{head_dim}_m{rows per CTA}` when Q, K/V and O share a
+/// 16-bit type; `ff_decode_{q}_{kv}kv_d.._m..` for a 16-bit Q (and O) over an fp8 KV cache;
+/// `ff_decode_{fp8}_d.._m..` for all-fp8 Q/K/V with a bf16 output.
 pub mod decode {
-    pub const BF16_D64_M16: &str = "ff_decode_bf16_d64_m16";
-    pub const BF16_D64_M32: &str = "ff_decode_bf16_d64_m32";
+    use super::{Elem, Variant};
+
     pub const BF16_D128_M16: &str = "ff_decode_bf16_d128_m16";
-    pub const BF16_D128_M32: &str = "ff_decode_bf16_d128_m32";
-    pub const BF16_D256_M16: &str = "ff_decode_bf16_d256_m16";
-    pub const F16_D64_M16: &str = "ff_decode_f16_d64_m16";
-    pub const F16_D64_M32: &str = "ff_decode_f16_d64_m32";
-    pub const F16_D128_M16: &str = "ff_decode_f16_d128_m16";
-    pub const F16_D128_M32: &str = "ff_decode_f16_d128_m32";
-    pub const F16_D256_M16: &str = "ff_decode_f16_d256_m16";
     pub const COMBINE_BF16: &str = "ff_decode_combine_bf16";
     pub const COMBINE_F16: &str = "ff_decode_combine_f16";
 
-    /// (name, is_f16, head_dim, m_tiles) of every decode variant.
-    pub const VARIANTS: &[(&str, bool, u32, u32)] = &[
-        (BF16_D64_M16, false, 64, 1),
-        (BF16_D64_M32, false, 64, 2),
-        (BF16_D128_M16, false, 128, 1),
-        (BF16_D128_M32, false, 128, 2),
-        (BF16_D256_M16, false, 256, 1),
-        (F16_D64_M16, true, 64, 1),
-        (F16_D64_M32, true, 64, 2),
-        (F16_D128_M16, true, 128, 1),
-        (F16_D128_M32, true, 128, 2),
-        (F16_D256_M16, true, 256, 1),
+    /// Every decode variant (all in every arch module; fp8 is converted in software on sm_80).
+    pub const VARIANTS: &[Variant] = &[
+        Variant {
+            name: "ff_decode_bf16_d64_m16",
+            q: Elem::Bf16,
+            kv: Elem::Bf16,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_bf16_d64_m32",
+            q: Elem::Bf16,
+            kv: Elem::Bf16,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_bf16_d128_m16",
+            q: Elem::Bf16,
+            kv: Elem::Bf16,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_bf16_d128_m32",
+            q: Elem::Bf16,
+            kv: Elem::Bf16,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_bf16_d256_m16",
+            q: Elem::Bf16,
+            kv: Elem::Bf16,
+            out: Elem::Bf16,
+            head_dim: 256,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_f16_d64_m16",
+            q: Elem::F16,
+            kv: Elem::F16,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_f16_d64_m32",
+            q: Elem::F16,
+            kv: Elem::F16,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_f16_d128_m16",
+            q: Elem::F16,
+            kv: Elem::F16,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_f16_d128_m32",
+            q: Elem::F16,
+            kv: Elem::F16,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_f16_d256_m16",
+            q: Elem::F16,
+            kv: Elem::F16,
+            out: Elem::F16,
+            head_dim: 256,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_bf16_e4m3kv_d64_m16",
+            q: Elem::Bf16,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_bf16_e4m3kv_d64_m32",
+            q: Elem::Bf16,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_bf16_e4m3kv_d128_m16",
+            q: Elem::Bf16,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_bf16_e4m3kv_d128_m32",
+            q: Elem::Bf16,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_bf16_e4m3kv_d256_m16",
+            q: Elem::Bf16,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 256,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_bf16_e5m2kv_d64_m16",
+            q: Elem::Bf16,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_bf16_e5m2kv_d64_m32",
+            q: Elem::Bf16,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_bf16_e5m2kv_d128_m16",
+            q: Elem::Bf16,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_bf16_e5m2kv_d128_m32",
+            q: Elem::Bf16,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_bf16_e5m2kv_d256_m16",
+            q: Elem::Bf16,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 256,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_f16_e4m3kv_d64_m16",
+            q: Elem::F16,
+            kv: Elem::E4m3,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_f16_e4m3kv_d64_m32",
+            q: Elem::F16,
+            kv: Elem::E4m3,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_f16_e4m3kv_d128_m16",
+            q: Elem::F16,
+            kv: Elem::E4m3,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_f16_e4m3kv_d128_m32",
+            q: Elem::F16,
+            kv: Elem::E4m3,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_f16_e4m3kv_d256_m16",
+            q: Elem::F16,
+            kv: Elem::E4m3,
+            out: Elem::F16,
+            head_dim: 256,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_f16_e5m2kv_d64_m16",
+            q: Elem::F16,
+            kv: Elem::E5m2,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_f16_e5m2kv_d64_m32",
+            q: Elem::F16,
+            kv: Elem::E5m2,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_f16_e5m2kv_d128_m16",
+            q: Elem::F16,
+            kv: Elem::E5m2,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_f16_e5m2kv_d128_m32",
+            q: Elem::F16,
+            kv: Elem::E5m2,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_f16_e5m2kv_d256_m16",
+            q: Elem::F16,
+            kv: Elem::E5m2,
+            out: Elem::F16,
+            head_dim: 256,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_e4m3_d64_m16",
+            q: Elem::E4m3,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_e4m3_d64_m32",
+            q: Elem::E4m3,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_e4m3_d128_m16",
+            q: Elem::E4m3,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_e4m3_d128_m32",
+            q: Elem::E4m3,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_e4m3_d256_m16",
+            q: Elem::E4m3,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 256,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_e5m2_d64_m16",
+            q: Elem::E5m2,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_e5m2_d64_m32",
+            q: Elem::E5m2,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_e5m2_d128_m16",
+            q: Elem::E5m2,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 1,
+        },
+        Variant {
+            name: "ff_decode_e5m2_d128_m32",
+            q: Elem::E5m2,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 2,
+        },
+        Variant {
+            name: "ff_decode_e5m2_d256_m16",
+            q: Elem::E5m2,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 256,
+            m_tiles: 1,
+        },
     ];
+}
+
+/// Element type of a decode operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Elem {
+    Bf16,
+    F16,
+    E4m3,
+    E5m2,
+}
+
+impl Elem {
+    /// Bytes per element.
+    pub const fn bytes(self) -> u32 {
+        match self {
+            Elem::Bf16 | Elem::F16 => 2,
+            Elem::E4m3 | Elem::E5m2 => 1,
+        }
+    }
+}
+
+/// One decode kernel variant: operand types and geometry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variant {
+    pub name: &'static str,
+    pub q: Elem,
+    pub kv: Elem,
+    pub out: Elem,
+    pub head_dim: u32,
+    /// m16 tiles of packed query rows per CTA.
+    pub m_tiles: u32,
+}
+
+/// Every entry (fixed ones and decode variants) with the modules that must carry it.
+pub fn all_entries() -> impl Iterator<Item = (&'static str, ArchSet)> {
+    ALL_ENTRIES
+        .iter()
+        .copied()
+        .chain(decode::VARIANTS.iter().map(|v| (v.name, ArchSet::All)))
 }

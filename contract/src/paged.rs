@@ -49,7 +49,11 @@ mod tests {
     use super::*;
     #[test]
     fn offsets() {
-        let l = PagedKvLayout { page_size_tokens: 3, kv_heads: 2, head_dim: 4 };
+        let l = PagedKvLayout {
+            page_size_tokens: 3,
+            kv_heads: 2,
+            head_dim: 4,
+        };
         assert_eq!(l.locate(7), (2, 1));
         assert_eq!(l.row_offset_elems(5, 1, 1), 5 * 24 + 8 + 4);
         assert_eq!(l.pages_for(0), 0);

@@ -91,7 +91,14 @@ impl MergeWork {
     pub const WORDS: usize = 6;
     /// The item as words, in field order.
     pub const fn words(&self) -> [u32; Self::WORDS] {
-        [self.request, self.kv_head, self.row_start, self.first_slot, self.num_splits, self._pad]
+        [
+            self.request,
+            self.kv_head,
+            self.row_start,
+            self.first_slot,
+            self.num_splits,
+            self._pad,
+        ]
     }
 }
 
@@ -127,9 +134,14 @@ pub struct DecodeParams {
     pub partial_lse: u64,
     /// Optional per-q-head sink logits, f32 ([`NONE_ADDR`]).
     pub sinks: u64,
-    /// Optional per-kv-head K scale, f32 ([`NONE_ADDR`]: 1).
+    /// Optional Q descale table, f32 ([`NONE_ADDR`]: 1); indexed like `k_scale`.
+    pub q_scale: u64,
+    /// Optional K (de)scale table, f32 ([`NONE_ADDR`]: 1): entry
+    /// `request * scale_request_stride + kv_head * scale_head_stride` (strides 0/0 per tensor,
+    /// 0/1 per kv head, kv_heads/1 per (request, kv head)). Folded into the score scale.
     pub k_scale: u64,
-    /// Optional per-kv-head V scale, f32 ([`NONE_ADDR`]: 1).
+    /// Optional V (de)scale table, f32 ([`NONE_ADDR`]: 1), indexed like `k_scale`. Folded into
+    /// the final normalisation.
     pub v_scale: u64,
     /// Device counter of valid work items (CUDA-graph mode), or [`NONE_ADDR`]: use `num_work`.
     pub num_work_dev: u64,
@@ -145,11 +157,15 @@ pub struct DecodeParams {
     pub head_dim: u32,
     /// Packed query rows per CTA of the decode variant (partial-slot row stride).
     pub rows_per_block: u32,
-    /// `sm_scale * q_scale * log2(e)` (per-kv-head `k_scale` multiplies it in the kernel); with a
-    /// softcap this is `sm_scale * q_scale / softcap` and `softcap_log2 = softcap * log2(e)`.
+    /// `sm_scale * log2(e)` (the `q_scale` and `k_scale` entries multiply it in the kernel); with
+    /// a softcap this is `sm_scale / softcap` and `softcap_log2 = softcap * log2(e)`.
     pub score_scale: f32,
     /// `softcap * log2(e)`, or 0 for no softcap.
     pub softcap_log2: f32,
     /// Keys visible to the left of the query position, or [`NO_WINDOW`].
     pub window_left: i32,
+    /// Scale-table stride per request (see `k_scale`).
+    pub scale_request_stride: u32,
+    /// Scale-table stride per kv head (see `k_scale`).
+    pub scale_head_stride: u32,
 }

@@ -24,7 +24,10 @@ pub struct MergeScales {
 
 impl SoftmaxState {
     /// The state of an empty key set.
-    pub const EMPTY: SoftmaxState = SoftmaxState { max_log2: f32::NEG_INFINITY, sum: 0.0 };
+    pub const EMPTY: SoftmaxState = SoftmaxState {
+        max_log2: f32::NEG_INFINITY,
+        sum: 0.0,
+    };
 
     /// Whether no key contributed.
     #[inline(always)]
@@ -37,14 +40,35 @@ impl SoftmaxState {
     /// each side's unnormalised accumulator. Empty sides get factor 0 and never produce NaN.
     #[inline(always)]
     pub fn merge(self, b: SoftmaxState, exp2: impl Fn(f32) -> f32) -> (SoftmaxState, MergeScales) {
-        let m = if self.max_log2 > b.max_log2 { self.max_log2 } else { b.max_log2 };
+        let m = if self.max_log2 > b.max_log2 {
+            self.max_log2
+        } else {
+            b.max_log2
+        };
         if m == f32::NEG_INFINITY {
-            return (SoftmaxState::EMPTY, MergeScales { scale_a: 0.0, scale_b: 0.0 });
+            return (
+                SoftmaxState::EMPTY,
+                MergeScales {
+                    scale_a: 0.0,
+                    scale_b: 0.0,
+                },
+            );
         }
-        let scale_a = if self.is_empty() { 0.0 } else { exp2(self.max_log2 - m) };
-        let scale_b = if b.is_empty() { 0.0 } else { exp2(b.max_log2 - m) };
+        let scale_a = if self.is_empty() {
+            0.0
+        } else {
+            exp2(self.max_log2 - m)
+        };
+        let scale_b = if b.is_empty() {
+            0.0
+        } else {
+            exp2(b.max_log2 - m)
+        };
         let sum = self.sum * scale_a + b.sum * scale_b;
-        (SoftmaxState { max_log2: m, sum }, MergeScales { scale_a, scale_b })
+        (
+            SoftmaxState { max_log2: m, sum },
+            MergeScales { scale_a, scale_b },
+        )
     }
 
     /// Base-2 log-sum-exp; `-inf` for an empty state. `log2` as for `merge`.
@@ -73,7 +97,10 @@ mod tests {
         let direct_sum: f32 = xs.iter().map(|x| (x - direct_m).exp2()).sum();
         let part = |s: &[f32]| {
             let m = s.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
-            SoftmaxState { max_log2: m, sum: s.iter().map(|x| (x - m).exp2()).sum() }
+            SoftmaxState {
+                max_log2: m,
+                sum: s.iter().map(|x| (x - m).exp2()).sum(),
+            }
         };
         let (st, sc) = part(&xs[..2]).merge(part(&xs[2..]), f32::exp2);
         assert_eq!(st.max_log2, direct_m);
@@ -83,7 +110,10 @@ mod tests {
     }
     #[test]
     fn empty_sides() {
-        let a = SoftmaxState { max_log2: 1.0, sum: 2.0 };
+        let a = SoftmaxState {
+            max_log2: 1.0,
+            sum: 2.0,
+        };
         let (st, sc) = a.merge(SoftmaxState::EMPTY, f32::exp2);
         assert_eq!(st, a);
         assert_eq!((sc.scale_a, sc.scale_b), (1.0, 0.0));

@@ -1,10 +1,17 @@
 //! Paged decode attention: configuration, validation, plan and run.
 //!
 //! # Layouts
-//! - `q`, `o`: `[total_tokens, q_heads, head_dim]`, 16-bit (bf16 or f16), tokens of request
-//!   `r` at rows `q_indptr[r]..q_indptr[r + 1]` (1..=16 new tokens per request).
-//! - K and V page pools: `[num_pages, page_size, kv_heads, head_dim]` each, same dtype as `q`
-//!   (any `page_size >= 1`).
+//! - `q`, `o`: `[total_tokens, q_heads, head_dim]`, tokens of request `r` at rows
+//!   `q_indptr[r]..q_indptr[r + 1]` (1..=16 new tokens per request). `o` has the config's 16-bit
+//!   `dtype`; `q` too, or fp8 in all-FP8 mode (`q_fp8`, then `dtype` must be bf16).
+//! - K and V page pools: `[num_pages, page_size, kv_heads, head_dim]` each (any
+//!   `page_size >= 1`), in `dtype` or, with `kv_fp8`, as e4m3/e5m2 codes (one byte each),
+//!   dequantized inside the kernel.
+//! - Scales (optional f32 tables, `scales` says their layout: one value, one per kv head, or one
+//!   per (request, kv head) as `[requests, kv_heads]`): `q_scale` and `k_scale` multiply the
+//!   scores (folded into the softmax scale), `v_scale` multiplies the output (folded into the
+//!   final normalisation). A missing table means 1. The real value of an fp8 code `c` is
+//!   `decode(c) * scale` (see `ferroflash::quant`).
 //! - Page table in CSR form: `page_indptr[num_requests + 1]`, `page_indices[..]` (u32 page ids);
 //!   token `t` of request `r` is in page `page_indices[page_indptr[r] + t / page_size]`, slot
 //!   `t % page_size`. `kv_lens[r]` counts the request's keys, new tokens included; the new tokens
@@ -26,11 +33,14 @@ use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::launch::{self, LaunchDims};
 pub use crate::plan::Splits;
+use crate::plan::MAX_SPLITS;
 use crate::plan::{plan, Plan, PlanInput};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
-use crate::plan::MAX_SPLITS;
-use ferroflash_contract::decode::{combine_smem_bytes, geometry, COMBINE_THREADS, M_TILE_ROWS, THREADS};
+use ferroflash_contract::decode::{
+    combine_smem_bytes, geometry, COMBINE_THREADS, M_TILE_ROWS, THREADS,
+};
 use ferroflash_contract::names::decode as names;
+use ferroflash_contract::names::Elem;
 use ferroflash_contract::params::{DecodeParams, DecodeWork, MergeWork, NONE_ADDR, NO_WINDOW};
 use ferroflash_contract::softmax::LOG2_E;
 use ferroflash_contract::PagedKvLayout;
@@ -40,6 +50,21 @@ use ferroflash_contract::PagedKvLayout;
 pub enum Dtype16 {
     Bf16,
     F16,
+}
+
+pub use ferroflash_contract::fp8::Fp8Format;
+
+/// Layout of the `q_scale` / `k_scale` / `v_scale` tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ScaleLayout {
+    /// One value for the whole tensor (`[1]`).
+    PerTensor,
+    /// One value per kv head (`[kv_heads]`).
+    #[default]
+    PerKvHead,
+    /// One value per (request, kv head) (`[requests, kv_heads]`; in graph mode
+    /// `[max_requests, kv_heads]`).
+    PerRequestKvHead,
 }
 
 /// Shapes and options of a decode call. Lengths live in [`BatchTables`].
@@ -53,7 +78,14 @@ pub struct DecodeConfig {
     pub page_size: u32,
     /// Pages in each of the K and V pools.
     pub num_pages: u32,
+    /// Output type, and Q's type unless `q_fp8`; K/V's type unless `kv_fp8`.
     pub dtype: Dtype16,
+    /// K/V pools hold fp8 codes of this format (dequantized in the kernel).
+    pub kv_fp8: Option<Fp8Format>,
+    /// All-FP8 mode: Q holds fp8 codes of the `kv_fp8` format too; the output is `dtype` (bf16).
+    pub q_fp8: bool,
+    /// Layout of the scale tables passed to `run`.
+    pub scales: ScaleLayout,
     /// Softmax scale; `None` = `1 / sqrt(head_dim)`.
     pub sm_scale: Option<f32>,
     /// Logit softcap `c`: `s = c * tanh(s / c)`.
@@ -66,15 +98,57 @@ pub struct DecodeConfig {
 
 impl DecodeConfig {
     /// A config with default options.
-    pub fn new(q_heads: u32, kv_heads: u32, head_dim: u32, page_size: u32, num_pages: u32, dtype: Dtype16) -> Self {
-        DecodeConfig { q_heads, kv_heads, head_dim, page_size, num_pages, dtype, sm_scale: None, softcap: None, window_left: None, splits: Splits::Auto }
+    pub fn new(
+        q_heads: u32,
+        kv_heads: u32,
+        head_dim: u32,
+        page_size: u32,
+        num_pages: u32,
+        dtype: Dtype16,
+    ) -> Self {
+        DecodeConfig {
+            q_heads,
+            kv_heads,
+            head_dim,
+            page_size,
+            num_pages,
+            dtype,
+            kv_fp8: None,
+            q_fp8: false,
+            scales: ScaleLayout::PerKvHead,
+            sm_scale: None,
+            softcap: None,
+            window_left: None,
+            splits: Splits::Auto,
+        }
+    }
+    /// Operand element types (Q, K/V, O) of the kernel this config runs.
+    pub fn elems(&self) -> (Elem, Elem, Elem) {
+        let e16 = match self.dtype {
+            Dtype16::Bf16 => Elem::Bf16,
+            Dtype16::F16 => Elem::F16,
+        };
+        let kv = match self.kv_fp8 {
+            Some(Fp8Format::E4m3) => Elem::E4m3,
+            Some(Fp8Format::E5m2) => Elem::E5m2,
+            None => e16,
+        };
+        (if self.q_fp8 { kv } else { e16 }, kv, e16)
     }
     fn layout(&self) -> PagedKvLayout {
-        PagedKvLayout { page_size_tokens: self.page_size, kv_heads: self.kv_heads, head_dim: self.head_dim }
+        PagedKvLayout {
+            page_size_tokens: self.page_size,
+            kv_heads: self.kv_heads,
+            head_dim: self.head_dim,
+        }
     }
     /// Elements in one K (or V) pool (the config is validated: the product fits).
     pub fn pool_elems(&self) -> usize {
-        elems("pool", &[self.num_pages, self.page_size, self.kv_heads, self.head_dim]).expect("validated config")
+        elems(
+            "pool",
+            &[self.num_pages, self.page_size, self.kv_heads, self.head_dim],
+        )
+        .expect("validated config")
     }
     /// Check the configuration (head dim, head ratio, page size, scale, softcap, splits).
     pub fn validate(&self) -> Result<()> {
@@ -82,24 +156,54 @@ impl DecodeConfig {
             return Err(Error::UnsupportedHeadDim(self.head_dim));
         }
         if self.kv_heads == 0 || self.q_heads == 0 || !self.q_heads.is_multiple_of(self.kv_heads) {
-            return Err(Error::HeadRatio { q_heads: self.q_heads, kv_heads: self.kv_heads });
+            return Err(Error::HeadRatio {
+                q_heads: self.q_heads,
+                kv_heads: self.kv_heads,
+            });
         }
         if self.page_size == 0 {
-            return Err(Error::InvalidArgument { name: "page_size", why: "must be >= 1".into() });
+            return Err(Error::InvalidArgument {
+                name: "page_size",
+                why: "must be >= 1".into(),
+            });
         }
         if let Some(s) = self.sm_scale {
             if !s.is_finite() || s <= 0.0 {
-                return Err(Error::InvalidArgument { name: "sm_scale", why: format!("{s} is not a positive finite number") });
+                return Err(Error::InvalidArgument {
+                    name: "sm_scale",
+                    why: format!("{s} is not a positive finite number"),
+                });
             }
         }
         if let Some(c) = self.softcap {
             if !c.is_finite() || c <= 0.0 {
-                return Err(Error::InvalidArgument { name: "softcap", why: format!("{c} is not a positive finite number") });
+                return Err(Error::InvalidArgument {
+                    name: "softcap",
+                    why: format!("{c} is not a positive finite number"),
+                });
             }
         }
-        elems("pool", &[self.num_pages, self.page_size, self.kv_heads, self.head_dim])?;
+        elems(
+            "pool",
+            &[self.num_pages, self.page_size, self.kv_heads, self.head_dim],
+        )?;
         if let Splits::Fixed(0) = self.splits {
-            return Err(Error::InvalidArgument { name: "splits", why: "Fixed(0)".into() });
+            return Err(Error::InvalidArgument {
+                name: "splits",
+                why: "Fixed(0)".into(),
+            });
+        }
+        if self.q_fp8 && self.kv_fp8.is_none() {
+            return Err(Error::InvalidArgument {
+                name: "q_fp8",
+                why: "all-FP8 mode needs kv_fp8 (Q uses the K/V fp8 format)".into(),
+            });
+        }
+        if self.q_fp8 && self.dtype != Dtype16::Bf16 {
+            return Err(Error::InvalidArgument {
+                name: "dtype",
+                why: "the all-FP8 kernels write a bf16 output".into(),
+            });
         }
         Ok(())
     }
@@ -124,18 +228,30 @@ fn elems(name: &'static str, dims: &[u32]) -> Result<usize> {
         .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
         .filter(|&n| n.checked_mul(4).is_some_and(|b| b <= isize::MAX as u64))
         .map(|n| n as usize)
-        .ok_or_else(|| Error::InvalidArgument { name, why: format!("{dims:?} elements overflow the address space") })
+        .ok_or_else(|| Error::InvalidArgument {
+            name,
+            why: format!("{dims:?} elements overflow the address space"),
+        })
 }
 
 fn check_indptr(name: &'static str, v: &[u32], n: usize) -> Result<()> {
     if v.len() != n + 1 {
-        return Err(Error::BadIndptr { name, why: format!("{} entries for {n} requests (need {})", v.len(), n + 1) });
+        return Err(Error::BadIndptr {
+            name,
+            why: format!("{} entries for {n} requests (need {})", v.len(), n + 1),
+        });
     }
     if v[0] != 0 {
-        return Err(Error::BadIndptr { name, why: format!("starts at {}", v[0]) });
+        return Err(Error::BadIndptr {
+            name,
+            why: format!("starts at {}", v[0]),
+        });
     }
     if let Some(i) = v.windows(2).position(|w| w[1] < w[0]) {
-        return Err(Error::BadIndptr { name, why: format!("decreases at {i}") });
+        return Err(Error::BadIndptr {
+            name,
+            why: format!("decreases at {i}"),
+        });
     }
     Ok(())
 }
@@ -151,26 +267,50 @@ impl BatchTables<'_> {
         check_indptr("q_indptr", self.q_indptr, n)?;
         check_indptr("page_indptr", self.page_indptr, n)?;
         if *self.page_indptr.last().unwrap() as usize > self.page_indices.len() {
-            return Err(Error::BadIndptr { name: "page_indptr", why: format!("ends at {} but page_indices has {}", self.page_indptr[n], self.page_indices.len()) });
+            return Err(Error::BadIndptr {
+                name: "page_indptr",
+                why: format!(
+                    "ends at {} but page_indices has {}",
+                    self.page_indptr[n],
+                    self.page_indices.len()
+                ),
+            });
         }
         let q_lens: Vec<u32> = self.q_indptr.windows(2).map(|w| w[1] - w[0]).collect();
         let layout = cfg.layout();
         #[allow(clippy::needless_range_loop)] // r indexes four parallel tables
         for r in 0..n {
             if !(1..=16).contains(&q_lens[r]) {
-                return Err(Error::NewTokens { request: r, q_len: q_lens[r] });
+                return Err(Error::NewTokens {
+                    request: r,
+                    q_len: q_lens[r],
+                });
             }
             let need = layout.pages_for(self.kv_lens[r]);
             let given = self.page_indptr[r + 1] - self.page_indptr[r];
             if need > given {
-                return Err(Error::KvLenExceedsPages { request: r, kv_len: self.kv_lens[r], page_size: cfg.page_size, need, given });
+                return Err(Error::KvLenExceedsPages {
+                    request: r,
+                    kv_len: self.kv_lens[r],
+                    page_size: cfg.page_size,
+                    need,
+                    given,
+                });
             }
             // Every entry of the request's row, spare ones too: a page table the device holds
             // never names a page outside the pool.
             let first = self.page_indptr[r] as usize;
-            for (k, &page) in self.page_indices[first..first + given as usize].iter().enumerate() {
+            for (k, &page) in self.page_indices[first..first + given as usize]
+                .iter()
+                .enumerate()
+            {
                 if page >= cfg.num_pages {
-                    return Err(Error::PageIdOutOfRange { request: r, entry: first + k, page, num_pages: cfg.num_pages });
+                    return Err(Error::PageIdOutOfRange {
+                        request: r,
+                        entry: first + k,
+                        page,
+                        num_pages: cfg.num_pages,
+                    });
                 }
             }
         }
@@ -193,6 +333,8 @@ pub struct DecodePlan {
     cfg: DecodeConfig,
     plan: Plan,
     total_tokens: usize,
+    /// Requests of the planned batch.
+    plan_requests: usize,
     graph: Option<GraphCapacity>,
     m_tiles: u32,
     ctas_per_sm: u32,
@@ -265,8 +407,14 @@ struct BufferSizes {
 impl PlanBuffers {
     fn alloc(dev: &Device, n: BufferSizes) -> Result<PlanBuffers> {
         let s = dev.stream();
-        let u32s = |len: usize| s.alloc_zeros::<u32>(len.max(1)).map_err(Error::driver("alloc plan tables"));
-        let f32s = |len: usize| s.alloc_zeros::<f32>(len.max(1)).map_err(Error::driver("alloc workspace"));
+        let u32s = |len: usize| {
+            s.alloc_zeros::<u32>(len.max(1))
+                .map_err(Error::driver("alloc plan tables"))
+        };
+        let f32s = |len: usize| {
+            s.alloc_zeros::<f32>(len.max(1))
+                .map_err(Error::driver("alloc workspace"))
+        };
         let mut b = PlanBuffers {
             q_indptr: u32s(n.requests + 1)?,
             kv_lens: u32s(n.requests)?,
@@ -280,7 +428,8 @@ impl PlanBuffers {
             addr: PlanAddrs::default(),
         };
         // The allocations are complete once the stream is; their addresses never change.
-        s.synchronize().map_err(Error::driver("alloc plan buffers"))?;
+        s.synchronize()
+            .map_err(Error::driver("alloc plan buffers"))?;
         let a = |x: &CudaSlice<u32>| x.device_ptr(s).0;
         let f = |x: &CudaSlice<f32>| x.device_ptr(s).0;
         b.addr = PlanAddrs {
@@ -306,9 +455,14 @@ impl PlanBuffers {
                 return Ok(());
             }
             if src.len() > dst.len() {
-                return Err(Error::BufferTooSmall { name: "plan buffer", got: dst.len(), need: src.len() });
+                return Err(Error::BufferTooSmall {
+                    name: "plan buffer",
+                    got: dst.len(),
+                    need: src.len(),
+                });
             }
-            s.memcpy_htod(src, &mut dst.slice_mut(..src.len())).map_err(Error::driver("upload plan"))
+            s.memcpy_htod(src, &mut dst.slice_mut(..src.len()))
+                .map_err(Error::driver("upload plan"))
         };
         // Counts go to zero first and to their values last: a launch that sees a half-written
         // plan (after a failed upload) runs no CTA.
@@ -316,10 +470,26 @@ impl PlanBuffers {
         put(t.q_indptr, &mut self.q_indptr)?;
         put(t.kv_lens, &mut self.kv_lens)?;
         put(t.page_indptr, &mut self.page_indptr)?;
-        put(&t.page_indices[..t.page_indptr[t.kv_lens.len()] as usize], &mut self.page_indices)?;
-        put(&plan.work.iter().flat_map(|w| w.words()).collect::<Vec<_>>(), &mut self.work)?;
-        put(&plan.merge.iter().flat_map(|m| m.words()).collect::<Vec<_>>(), &mut self.merge)?;
-        put(&[plan.work.len() as u32, plan.merge.len() as u32], &mut self.counts)?;
+        put(
+            &t.page_indices[..t.page_indptr[t.kv_lens.len()] as usize],
+            &mut self.page_indices,
+        )?;
+        put(
+            &plan.work.iter().flat_map(|w| w.words()).collect::<Vec<_>>(),
+            &mut self.work,
+        )?;
+        put(
+            &plan
+                .merge
+                .iter()
+                .flat_map(|m| m.words())
+                .collect::<Vec<_>>(),
+            &mut self.merge,
+        )?;
+        put(
+            &[plan.work.len() as u32, plan.merge.len() as u32],
+            &mut self.counts,
+        )?;
         // Host slices are pageable: make sure the copies consumed them before returning.
         s.synchronize().map_err(map)
     }
@@ -337,27 +507,34 @@ pub struct RawTensors {
     pub lse: u64,
     /// 0 = none.
     pub sinks: u64,
-    /// Per-kv-head f32 scales; 0 = 1.
+    /// f32 scale tables in the config's [`ScaleLayout`]; 0 = 1.
+    pub q_scale: u64,
     pub k_scale: u64,
     pub v_scale: u64,
 }
 
-/// The tensors of one decode call, as cudarc buffers of 2-byte elements (`u16`, `half::bf16`,
-/// `half::f16`).
-pub struct DecodeTensors<'a, T> {
-    pub q: &'a CudaSlice<T>,
-    pub k_pool: &'a CudaSlice<T>,
-    pub v_pool: &'a CudaSlice<T>,
-    pub o: &'a mut CudaSlice<T>,
+/// The tensors of one decode call as cudarc buffers: 2-byte elements (`u16`, `half::bf16`,
+/// `half::f16`) for 16-bit tensors, 1-byte (`u8`) for fp8 codes. Element sizes are checked
+/// against the config.
+pub struct DecodeTensors<'a, Q, KV = Q, O = Q> {
+    pub q: &'a CudaSlice<Q>,
+    pub k_pool: &'a CudaSlice<KV>,
+    pub v_pool: &'a CudaSlice<KV>,
+    pub o: &'a mut CudaSlice<O>,
     pub lse: Option<&'a mut CudaSlice<f32>>,
     pub sinks: Option<&'a CudaSlice<f32>>,
+    pub q_scale: Option<&'a CudaSlice<f32>>,
     pub k_scale: Option<&'a CudaSlice<f32>>,
     pub v_scale: Option<&'a CudaSlice<f32>>,
 }
 
-fn kernel_name(dtype: Dtype16, head_dim: u32, m_tiles: u32) -> &'static str {
-    let f16 = dtype == Dtype16::F16;
-    names::VARIANTS.iter().find(|v| v.1 == f16 && v.2 == head_dim && v.3 == m_tiles).map(|v| v.0).expect("every (dtype, head_dim, m_tiles) the planner picks has a variant")
+fn kernel_name(cfg: &DecodeConfig, m_tiles: u32) -> &'static str {
+    let (q, kv, out) = cfg.elems();
+    names::VARIANTS
+        .iter()
+        .find(|v| (v.q, v.kv, v.out, v.head_dim, v.m_tiles) == (q, kv, out, cfg.head_dim, m_tiles))
+        .map(|v| v.name)
+        .expect("every validated (dtypes, head_dim, m_tiles) the planner picks has a variant")
 }
 
 impl DecodePlan {
@@ -386,12 +563,17 @@ impl DecodePlan {
         Ok(DecodePlan {
             cfg: cfg.clone(),
             total_tokens: *tables.q_indptr.last().unwrap() as usize,
+            plan_requests: q_lens.len(),
             graph: None,
             m_tiles,
             ctas_per_sm,
             decode_kernel,
             combine_kernel: Self::combine_kernel(cfg),
-            dims: LaunchDims { grid: (plan.work.len() as u32, 1, 1), block_threads: THREADS, smem_bytes },
+            dims: LaunchDims {
+                grid: (plan.work.len() as u32, 1, 1),
+                block_threads: THREADS,
+                smem_bytes,
+            },
             combine_dims: (!plan.merge.is_empty()).then(|| LaunchDims {
                 grid: (plan.merge.len() as u32, 1, 1),
                 block_threads: COMBINE_THREADS,
@@ -413,7 +595,10 @@ impl DecodePlan {
             return Err(Error::EmptyBatch);
         }
         if !(1..=16).contains(&cap.max_new_tokens) {
-            return Err(Error::NewTokens { request: 0, q_len: cap.max_new_tokens });
+            return Err(Error::NewTokens {
+                request: 0,
+                q_len: cap.max_new_tokens,
+            });
         }
         let group = cfg.q_heads / cfg.kv_heads;
         let m_tiles = crate::plan::m_tiles_for(cap.max_new_tokens * group, cfg.head_dim);
@@ -421,7 +606,9 @@ impl DecodePlan {
         let rows_per_block = M_TILE_ROWS * m_tiles;
         // Work items: without a split, one per (request, kv head, row block); with automatic
         // splits at most one wave; with Fixed(n) at most n (<= MAX_SPLITS) per block.
-        let blocks = cap.max_requests as usize * cfg.kv_heads as usize * (cap.max_new_tokens * group).div_ceil(rows_per_block) as usize;
+        let blocks = cap.max_requests as usize
+            * cfg.kv_heads as usize
+            * (cap.max_new_tokens * group).div_ceil(rows_per_block) as usize;
         let wave = (dev.caps().sm_count * ctas_per_sm) as usize;
         let max_work = match cfg.splits {
             Splits::Auto => blocks.max(wave),
@@ -439,14 +626,24 @@ impl DecodePlan {
         let bufs = PlanBuffers::alloc(dev, sizes)?;
         Ok(DecodePlan {
             cfg: cfg.clone(),
-            plan: Plan { m_tiles, work: Vec::new(), merge: Vec::new(), num_slots: 0 },
+            plan: Plan {
+                m_tiles,
+                work: Vec::new(),
+                merge: Vec::new(),
+                num_slots: 0,
+            },
             total_tokens: 0,
+            plan_requests: 0,
             graph: Some(cap),
             m_tiles,
             ctas_per_sm,
             decode_kernel,
             combine_kernel: Self::combine_kernel(cfg),
-            dims: LaunchDims { grid: (max_work as u32, 1, 1), block_threads: THREADS, smem_bytes },
+            dims: LaunchDims {
+                grid: (max_work as u32, 1, 1),
+                block_threads: THREADS,
+                smem_bytes,
+            },
             combine_dims: Some(LaunchDims {
                 grid: (blocks as u32, 1, 1),
                 block_threads: COMBINE_THREADS,
@@ -460,37 +657,74 @@ impl DecodePlan {
     /// write it into the plan's device buffers (stream-ordered, then synchronised). Launch
     /// geometry and addresses do not change, so captured graphs stay valid.
     pub fn update(&mut self, dev: &Device, tables: &BatchTables) -> Result<()> {
-        let cap = self.graph.ok_or(Error::InvalidArgument { name: "update", why: "only graph-mode plans (DecodePlan::for_graphs) can be updated".into() })?;
+        let cap = self.graph.ok_or(Error::InvalidArgument {
+            name: "update",
+            why: "only graph-mode plans (DecodePlan::for_graphs) can be updated".into(),
+        })?;
         let q_lens = tables.validate(&self.cfg)?;
         if q_lens.len() > cap.max_requests as usize {
-            return Err(Error::InvalidArgument { name: "batch", why: format!("{} requests, capacity {}", q_lens.len(), cap.max_requests) });
+            return Err(Error::InvalidArgument {
+                name: "batch",
+                why: format!("{} requests, capacity {}", q_lens.len(), cap.max_requests),
+            });
         }
-        if let Some((r, &q)) = q_lens.iter().enumerate().find(|(_, &q)| q > cap.max_new_tokens) {
-            return Err(Error::NewTokens { request: r, q_len: q });
+        if let Some((r, &q)) = q_lens
+            .iter()
+            .enumerate()
+            .find(|(_, &q)| q > cap.max_new_tokens)
+        {
+            return Err(Error::NewTokens {
+                request: r,
+                q_len: q,
+            });
         }
         let entries = tables.page_indptr[q_lens.len()];
         if entries > cap.max_page_entries {
-            return Err(Error::InvalidArgument { name: "page_indices", why: format!("{entries} entries, capacity {}", cap.max_page_entries) });
+            return Err(Error::InvalidArgument {
+                name: "page_indices",
+                why: format!("{entries} entries, capacity {}", cap.max_page_entries),
+            });
         }
-        let plan = Self::plan_batch(dev, &self.cfg, tables, &q_lens, self.m_tiles, self.ctas_per_sm);
-        let (work_cap, merge_cap) = (self.dims.grid.0 as usize, self.combine_dims.map_or(0, |d| d.grid.0 as usize));
+        let plan = Self::plan_batch(
+            dev,
+            &self.cfg,
+            tables,
+            &q_lens,
+            self.m_tiles,
+            self.ctas_per_sm,
+        );
+        let (work_cap, merge_cap) = (
+            self.dims.grid.0 as usize,
+            self.combine_dims.map_or(0, |d| d.grid.0 as usize),
+        );
         if plan.work.len() > work_cap || plan.merge.len() > merge_cap {
             return Err(Error::InvalidArgument {
                 name: "batch",
-                why: format!("planned {} CTAs / {} merges, the graph was sized for {work_cap} / {merge_cap}", plan.work.len(), plan.merge.len()),
+                why: format!(
+                    "planned {} CTAs / {} merges, the graph was sized for {work_cap} / {merge_cap}",
+                    plan.work.len(),
+                    plan.merge.len()
+                ),
             });
         }
         self.bufs.fill(dev, tables, &plan)?;
         self.total_tokens = *tables.q_indptr.last().unwrap() as usize;
+        self.plan_requests = q_lens.len();
         self.plan = plan;
         Ok(())
     }
 
     /// Kernel variant for `m_tiles`: name, shared memory, resident CTAs per SM.
     fn variant(dev: &Device, cfg: &DecodeConfig, m_tiles: u32) -> Result<(&'static str, u32, u32)> {
-        let name = kernel_name(cfg.dtype, cfg.head_dim, m_tiles);
-        let smem_bytes = geometry(cfg.head_dim, 2, m_tiles).smem().total_bytes;
-        Ok((name, smem_bytes, launch::prepare(dev, name, THREADS, smem_bytes)?))
+        let name = kernel_name(cfg, m_tiles);
+        let smem_bytes = geometry(cfg.head_dim, cfg.elems().1.bytes(), m_tiles)
+            .smem()
+            .total_bytes;
+        Ok((
+            name,
+            smem_bytes,
+            launch::prepare(dev, name, THREADS, smem_bytes)?,
+        ))
     }
 
     fn combine_kernel(cfg: &DecodeConfig) -> &'static str {
@@ -501,7 +735,14 @@ impl DecodePlan {
         }
     }
 
-    fn plan_batch(dev: &Device, cfg: &DecodeConfig, t: &BatchTables, q_lens: &[u32], m_tiles: u32, ctas_per_sm: u32) -> Plan {
+    fn plan_batch(
+        dev: &Device,
+        cfg: &DecodeConfig,
+        t: &BatchTables,
+        q_lens: &[u32],
+        m_tiles: u32,
+        ctas_per_sm: u32,
+    ) -> Plan {
         let p = plan(&PlanInput {
             q_indptr: t.q_indptr,
             page_indptr: t.page_indptr,
@@ -541,39 +782,97 @@ impl DecodePlan {
     }
 
     /// Run on cudarc buffers (on `dev`'s stream). Validates every tensor first.
-    pub fn run<T>(&self, dev: &Device, t: DecodeTensors<'_, T>) -> Result<()> {
+    pub fn run<Q, KV, O>(&self, dev: &Device, t: DecodeTensors<'_, Q, KV, O>) -> Result<()> {
         let s = dev.stream();
         let ctx = dev.context();
-        let check = |name: &'static str, same: bool, len: usize, elem: usize, expected: usize, elem_need: usize| -> Result<()> {
+        let check = |name: &'static str,
+                     same: bool,
+                     len: usize,
+                     elem: usize,
+                     expected: usize,
+                     elem_need: usize|
+         -> Result<()> {
             if !same {
                 return Err(Error::WrongDevice { name });
             }
             if elem != elem_need {
-                return Err(Error::DtypeMismatch { name, got_bytes: elem, need_bytes: elem_need });
+                return Err(Error::DtypeMismatch {
+                    name,
+                    got_bytes: elem,
+                    need_bytes: elem_need,
+                });
             }
             if len != expected {
-                return Err(Error::ShapeMismatch { name, got: len, expected });
+                return Err(Error::ShapeMismatch {
+                    name,
+                    got: len,
+                    expected,
+                });
             }
             Ok(())
         };
-        let e = std::mem::size_of::<T>();
-        let (tok, qh, d) = (self.token_rows(), self.cfg.q_heads as usize, self.cfg.head_dim as usize);
-        let tok_u32 = u32::try_from(tok).map_err(|_| Error::InvalidArgument { name: "q", why: "over 2^32 token rows".into() })?;
+        let (eq, ekv, eo) = (
+            std::mem::size_of::<Q>(),
+            std::mem::size_of::<KV>(),
+            std::mem::size_of::<O>(),
+        );
+        let (q_elem, kv_elem, o_elem) = self.cfg.elems();
+        let (tok, qh, d) = (
+            self.token_rows(),
+            self.cfg.q_heads as usize,
+            self.cfg.head_dim as usize,
+        );
+        let tok_u32 = u32::try_from(tok).map_err(|_| Error::InvalidArgument {
+            name: "q",
+            why: "over 2^32 token rows".into(),
+        })?;
         elems("q", &[tok_u32, self.cfg.q_heads, self.cfg.head_dim])?;
         let same = |c: &std::sync::Arc<cudarc::driver::CudaContext>| c.cu_ctx() == ctx.cu_ctx();
-        check("q", same(t.q.context()), t.q.len(), e, tok * qh * d, 2)?;
-        check("k_pool", same(t.k_pool.context()), t.k_pool.len(), e, self.cfg.pool_elems(), 2)?;
-        check("v_pool", same(t.v_pool.context()), t.v_pool.len(), e, self.cfg.pool_elems(), 2)?;
-        check("o", same(t.o.context()), t.o.len(), e, tok * qh * d, 2)?;
+        check(
+            "q",
+            same(t.q.context()),
+            t.q.len(),
+            eq,
+            tok * qh * d,
+            q_elem.bytes() as usize,
+        )?;
+        check(
+            "k_pool",
+            same(t.k_pool.context()),
+            t.k_pool.len(),
+            ekv,
+            self.cfg.pool_elems(),
+            kv_elem.bytes() as usize,
+        )?;
+        check(
+            "v_pool",
+            same(t.v_pool.context()),
+            t.v_pool.len(),
+            ekv,
+            self.cfg.pool_elems(),
+            kv_elem.bytes() as usize,
+        )?;
+        check(
+            "o",
+            same(t.o.context()),
+            t.o.len(),
+            eo,
+            tok * qh * d,
+            o_elem.bytes() as usize,
+        )?;
         if let Some(l) = &t.lse {
             check("lse", same(l.context()), l.len(), 4, tok * qh, 4)?;
         }
         if let Some(x) = &t.sinks {
             check("sinks", same(x.context()), x.len(), 4, qh, 4)?;
         }
-        for (name, x) in [("k_scale", &t.k_scale), ("v_scale", &t.v_scale)] {
+        for (name, x) in [
+            ("q_scale", &t.q_scale),
+            ("k_scale", &t.k_scale),
+            ("v_scale", &t.v_scale),
+        ] {
             if let Some(x) = x {
-                check(name, same(x.context()), x.len(), 4, self.cfg.kv_heads as usize, 4)?;
+                check(name, same(x.context()), x.len(), 4, self.scale_len(), 4)?;
             }
         }
         let (q, _g1) = t.q.device_ptr(s);
@@ -582,6 +881,7 @@ impl DecodePlan {
         let (o, _g4) = t.o.device_ptr_mut(s);
         let lse_g = t.lse.map(|l| l.device_ptr_mut(s));
         let sinks_g = t.sinks.map(|x| x.device_ptr(s));
+        let qs_g = t.q_scale.map(|x| x.device_ptr(s));
         let ks_g = t.k_scale.map(|x| x.device_ptr(s));
         let vs_g = t.v_scale.map(|x| x.device_ptr(s));
         let raw = RawTensors {
@@ -591,10 +891,26 @@ impl DecodePlan {
             o,
             lse: lse_g.as_ref().map_or(NONE_ADDR, |g| g.0),
             sinks: sinks_g.as_ref().map_or(NONE_ADDR, |g| g.0),
+            q_scale: qs_g.as_ref().map_or(NONE_ADDR, |g| g.0),
             k_scale: ks_g.as_ref().map_or(NONE_ADDR, |g| g.0),
             v_scale: vs_g.as_ref().map_or(NONE_ADDR, |g| g.0),
         };
         self.launch(dev, raw, s.cu_stream())
+    }
+
+    /// Entries of each scale table: 1, `kv_heads`, or `requests * kv_heads` (the capacity's
+    /// `max_requests` in graph mode), by the config's [`ScaleLayout`].
+    pub fn scale_len(&self) -> usize {
+        let kvh = self.cfg.kv_heads as usize;
+        match self.cfg.scales {
+            ScaleLayout::PerTensor => 1,
+            ScaleLayout::PerKvHead => kvh,
+            ScaleLayout::PerRequestKvHead => {
+                kvh * self
+                    .graph
+                    .map_or(self.plan_requests, |c| c.max_requests as usize)
+            }
+        }
     }
 
     /// Run on raw device addresses, for callers of other CUDA crates.
@@ -603,19 +919,46 @@ impl DecodePlan {
     /// Every non-zero address in `raw` must point to live device memory of `dev`'s context with
     /// the shape the plan's config gives (see the module doc), and `stream` must be a stream
     /// of that context. Alignment is checked here; sizes and liveness cannot be.
-    pub unsafe fn run_raw(&self, dev: &Device, raw: RawTensors, stream: cudarc::driver::sys::CUstream) -> Result<()> {
-        for (name, a) in [("q", raw.q), ("k_pool", raw.k_pool), ("v_pool", raw.v_pool), ("o", raw.o)] {
+    pub unsafe fn run_raw(
+        &self,
+        dev: &Device,
+        raw: RawTensors,
+        stream: cudarc::driver::sys::CUstream,
+    ) -> Result<()> {
+        for (name, a) in [
+            ("q", raw.q),
+            ("k_pool", raw.k_pool),
+            ("v_pool", raw.v_pool),
+            ("o", raw.o),
+        ] {
             if a == 0 {
-                return Err(Error::InvalidArgument { name, why: "null device address".into() });
+                return Err(Error::InvalidArgument {
+                    name,
+                    why: "null device address".into(),
+                });
             }
         }
         self.launch(dev, raw, stream)
     }
 
     fn params(&self, raw: RawTensors) -> Result<DecodeParams> {
-        for (name, a, align) in [("q", raw.q, 16), ("k_pool", raw.k_pool, 16), ("v_pool", raw.v_pool, 16), ("o", raw.o, 16), ("lse", raw.lse, 4), ("sinks", raw.sinks, 4), ("k_scale", raw.k_scale, 4), ("v_scale", raw.v_scale, 4)] {
+        for (name, a, align) in [
+            ("q", raw.q, 16),
+            ("k_pool", raw.k_pool, 16),
+            ("v_pool", raw.v_pool, 16),
+            ("o", raw.o, 16),
+            ("lse", raw.lse, 4),
+            ("sinks", raw.sinks, 4),
+            ("q_scale", raw.q_scale, 4),
+            ("k_scale", raw.k_scale, 4),
+            ("v_scale", raw.v_scale, 4),
+        ] {
             if a % align != 0 {
-                return Err(Error::Misaligned { name, addr: a, align });
+                return Err(Error::Misaligned {
+                    name,
+                    addr: a,
+                    align,
+                });
             }
         }
         let c = &self.cfg;
@@ -639,10 +982,19 @@ impl DecodePlan {
             partial_o: 0,
             partial_lse: 0,
             sinks: raw.sinks,
+            q_scale: raw.q_scale,
             k_scale: raw.k_scale,
             v_scale: raw.v_scale,
-            num_work_dev: if self.graph.is_some() { self.bufs.addr.counts } else { NONE_ADDR },
-            num_merge_dev: if self.graph.is_some() { self.bufs.addr.counts + 4 } else { NONE_ADDR },
+            num_work_dev: if self.graph.is_some() {
+                self.bufs.addr.counts
+            } else {
+                NONE_ADDR
+            },
+            num_merge_dev: if self.graph.is_some() {
+                self.bufs.addr.counts + 4
+            } else {
+                NONE_ADDR
+            },
             num_work: self.plan.work.len() as u32,
             num_merge: self.plan.merge.len() as u32,
             q_heads: c.q_heads,
@@ -653,19 +1005,61 @@ impl DecodePlan {
             rows_per_block: self.plan.rows_per_block(),
             score_scale,
             softcap_log2,
-            window_left: c.window_left.map_or(NO_WINDOW, |w| w.min(i32::MAX as u32) as i32),
+            window_left: c
+                .window_left
+                .map_or(NO_WINDOW, |w| w.min(i32::MAX as u32) as i32),
+            scale_request_stride: if c.scales == ScaleLayout::PerRequestKvHead {
+                c.kv_heads
+            } else {
+                0
+            },
+            scale_head_stride: if c.scales == ScaleLayout::PerTensor {
+                0
+            } else {
+                1
+            },
         })
     }
 
-    fn launch(&self, dev: &Device, raw: RawTensors, stream: cudarc::driver::sys::CUstream) -> Result<()> {
+    fn launch(
+        &self,
+        dev: &Device,
+        raw: RawTensors,
+        stream: cudarc::driver::sys::CUstream,
+    ) -> Result<()> {
         let mut p = self.params(raw)?;
         let a = self.bufs.addr;
-        (p.page_indptr, p.page_indices, p.kv_lens, p.q_indptr, p.work, p.merge, p.partial_o, p.partial_lse) =
-            (a.page_indptr, a.page_indices, a.kv_lens, a.q_indptr, a.work, a.merge, a.partial_o, a.partial_lse);
+        (
+            p.page_indptr,
+            p.page_indices,
+            p.kv_lens,
+            p.q_indptr,
+            p.work,
+            p.merge,
+            p.partial_o,
+            p.partial_lse,
+        ) = (
+            a.page_indptr,
+            a.page_indices,
+            a.kv_lens,
+            a.q_indptr,
+            a.work,
+            a.merge,
+            a.partial_o,
+            a.partial_lse,
+        );
         // The plan's tables were validated against `cfg` (and the capacity) when they were
         // planned; `params` checked alignment; the tensors' sizes were checked by `run` (or are
         // the `run_raw` caller's contract).
-        launch::decode(dev, self.decode_kernel, self.dims, self.combine_kernel, self.combine_dims, stream, &p)
+        launch::decode(
+            dev,
+            self.decode_kernel,
+            self.dims,
+            self.combine_kernel,
+            self.combine_dims,
+            stream,
+            &p,
+        )
     }
 }
 
@@ -677,7 +1071,12 @@ mod tests {
         DecodeConfig::new(32, 8, 128, 16, 10, Dtype16::Bf16)
     }
     fn tables<'a>(q: &'a [u32], kv: &'a [u32], pi: &'a [u32], idx: &'a [u32]) -> BatchTables<'a> {
-        BatchTables { q_indptr: q, kv_lens: kv, page_indptr: pi, page_indices: idx }
+        BatchTables {
+            q_indptr: q,
+            kv_lens: kv,
+            page_indptr: pi,
+            page_indices: idx,
+        }
     }
 
     #[test]
@@ -688,25 +1087,55 @@ mod tests {
         let mut c = cfg();
         c.q_heads = 12;
         c.kv_heads = 5;
-        assert_eq!(c.validate(), Err(Error::HeadRatio { q_heads: 12, kv_heads: 5 }));
+        assert_eq!(
+            c.validate(),
+            Err(Error::HeadRatio {
+                q_heads: 12,
+                kv_heads: 5
+            })
+        );
         let mut c = cfg();
         c.kv_heads = 0;
         assert!(matches!(c.validate(), Err(Error::HeadRatio { .. })));
         let mut c = cfg();
         c.page_size = 0;
-        assert!(matches!(c.validate(), Err(Error::InvalidArgument { name: "page_size", .. })));
+        assert!(matches!(
+            c.validate(),
+            Err(Error::InvalidArgument {
+                name: "page_size",
+                ..
+            })
+        ));
         let mut c = cfg();
         c.softcap = Some(-1.0);
-        assert!(matches!(c.validate(), Err(Error::InvalidArgument { name: "softcap", .. })));
+        assert!(matches!(
+            c.validate(),
+            Err(Error::InvalidArgument {
+                name: "softcap",
+                ..
+            })
+        ));
         let mut c = cfg();
         c.sm_scale = Some(f32::NAN);
-        assert!(matches!(c.validate(), Err(Error::InvalidArgument { name: "sm_scale", .. })));
+        assert!(matches!(
+            c.validate(),
+            Err(Error::InvalidArgument {
+                name: "sm_scale",
+                ..
+            })
+        ));
         let mut c = cfg();
         c.splits = Splits::Fixed(0);
-        assert!(matches!(c.validate(), Err(Error::InvalidArgument { name: "splits", .. })));
+        assert!(matches!(
+            c.validate(),
+            Err(Error::InvalidArgument { name: "splits", .. })
+        ));
         // 641 * 6700417 = 2^32 + 1: the pool size must not wrap.
         let mut c = DecodeConfig::new(1 << 26, 1 << 26, 64, 641, 6_700_417, Dtype16::Bf16);
-        assert!(matches!(c.validate(), Err(Error::InvalidArgument { name: "pool", .. })));
+        assert!(matches!(
+            c.validate(),
+            Err(Error::InvalidArgument { name: "pool", .. })
+        ));
         c.num_pages = 1;
         assert_eq!(c.validate(), Ok(()));
         assert_eq!(cfg().validate(), Ok(()));
@@ -715,37 +1144,100 @@ mod tests {
     #[test]
     fn table_errors() {
         let c = cfg();
-        assert_eq!(tables(&[0], &[], &[0], &[]).validate(&c), Err(Error::EmptyBatch));
+        assert_eq!(
+            tables(&[0], &[], &[0], &[]).validate(&c),
+            Err(Error::EmptyBatch)
+        );
         // 17 new tokens.
-        assert_eq!(tables(&[0, 17], &[20], &[0, 2], &[1, 2]).validate(&c), Err(Error::NewTokens { request: 0, q_len: 17 }));
+        assert_eq!(
+            tables(&[0, 17], &[20], &[0, 2], &[1, 2]).validate(&c),
+            Err(Error::NewTokens {
+                request: 0,
+                q_len: 17
+            })
+        );
         // 0 new tokens.
-        assert_eq!(tables(&[0, 0], &[20], &[0, 2], &[1, 2]).validate(&c), Err(Error::NewTokens { request: 0, q_len: 0 }));
+        assert_eq!(
+            tables(&[0, 0], &[20], &[0, 2], &[1, 2]).validate(&c),
+            Err(Error::NewTokens {
+                request: 0,
+                q_len: 0
+            })
+        );
         // Page id 10 in a 10-page pool.
         assert_eq!(
             tables(&[0, 1], &[20], &[0, 2], &[3, 10]).validate(&c),
-            Err(Error::PageIdOutOfRange { request: 0, entry: 1, page: 10, num_pages: 10 })
+            Err(Error::PageIdOutOfRange {
+                request: 0,
+                entry: 1,
+                page: 10,
+                num_pages: 10
+            })
         );
         // 33 keys need 3 pages of 16.
         assert_eq!(
             tables(&[0, 1], &[33], &[0, 2], &[3, 4]).validate(&c),
-            Err(Error::KvLenExceedsPages { request: 0, kv_len: 33, page_size: 16, need: 3, given: 2 })
+            Err(Error::KvLenExceedsPages {
+                request: 0,
+                kv_len: 33,
+                page_size: 16,
+                need: 3,
+                given: 2
+            })
         );
         // Malformed CSR arrays.
-        assert!(matches!(tables(&[0, 1, 2], &[5], &[0, 1], &[0]).validate(&c), Err(Error::BadIndptr { name: "q_indptr", .. })));
-        assert!(matches!(tables(&[0, 1], &[5], &[1, 1], &[0]).validate(&c), Err(Error::BadIndptr { name: "page_indptr", .. })));
-        assert!(matches!(tables(&[0, 1], &[5], &[0, 4], &[0]).validate(&c), Err(Error::BadIndptr { name: "page_indptr", .. })));
-        assert!(matches!(tables(&[0, 2, 1], &[5, 5], &[0, 1, 2], &[0, 1]).validate(&c), Err(Error::BadIndptr { name: "q_indptr", .. })));
+        assert!(matches!(
+            tables(&[0, 1, 2], &[5], &[0, 1], &[0]).validate(&c),
+            Err(Error::BadIndptr {
+                name: "q_indptr",
+                ..
+            })
+        ));
+        assert!(matches!(
+            tables(&[0, 1], &[5], &[1, 1], &[0]).validate(&c),
+            Err(Error::BadIndptr {
+                name: "page_indptr",
+                ..
+            })
+        ));
+        assert!(matches!(
+            tables(&[0, 1], &[5], &[0, 4], &[0]).validate(&c),
+            Err(Error::BadIndptr {
+                name: "page_indptr",
+                ..
+            })
+        ));
+        assert!(matches!(
+            tables(&[0, 2, 1], &[5, 5], &[0, 1, 2], &[0, 1]).validate(&c),
+            Err(Error::BadIndptr {
+                name: "q_indptr",
+                ..
+            })
+        ));
         // Spare entries are checked too; kv_len 0 needs no page.
         assert_eq!(
             tables(&[0, 1, 5], &[0, 16], &[0, 0, 2], &[7, 999]).validate(&c),
-            Err(Error::PageIdOutOfRange { request: 1, entry: 1, page: 999, num_pages: 10 })
+            Err(Error::PageIdOutOfRange {
+                request: 1,
+                entry: 1,
+                page: 999,
+                num_pages: 10
+            })
         );
-        assert_eq!(tables(&[0, 1, 5], &[0, 16], &[0, 0, 2], &[7, 9]).validate(&c), Ok(vec![1, 4]));
+        assert_eq!(
+            tables(&[0, 1, 5], &[0, 16], &[0, 0, 2], &[7, 9]).validate(&c),
+            Ok(vec![1, 4])
+        );
     }
 }
 
 /// Plan and run in one call (for a batch decoded once; keep a [`DecodePlan`] to reuse it).
-pub fn decode<T>(dev: &Device, cfg: &DecodeConfig, tables: &BatchTables, tensors: DecodeTensors<'_, T>) -> Result<DecodePlan> {
+pub fn decode<Q, KV, O>(
+    dev: &Device,
+    cfg: &DecodeConfig,
+    tables: &BatchTables,
+    tensors: DecodeTensors<'_, Q, KV, O>,
+) -> Result<DecodePlan> {
     let plan = DecodePlan::new(dev, cfg, tables)?;
     plan.run(dev, tensors)?;
     Ok(plan)

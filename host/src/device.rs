@@ -45,7 +45,10 @@ pub struct Device {
 
 impl std::fmt::Debug for Device {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Device").field("caps", &self.caps).field("arch", &self.arch).finish()
+        f.debug_struct("Device")
+            .field("caps", &self.caps)
+            .field("arch", &self.arch)
+            .finish()
     }
 }
 
@@ -56,7 +59,8 @@ impl Device {
         if !driver_present() {
             return Err(Error::NoDriver);
         }
-        let count = CudaContext::device_count().map_err(Error::driver("cuDeviceGetCount"))? as usize;
+        let count =
+            CudaContext::device_count().map_err(Error::driver("cuDeviceGetCount"))? as usize;
         if ordinal >= count {
             return Err(Error::NoDevice { ordinal, count });
         }
@@ -67,23 +71,61 @@ impl Device {
 
     /// Use a caller's cudarc stream (candle, mistral.rs and other cudarc users share theirs).
     pub fn from_stream(stream: Arc<CudaStream>) -> Result<Device> {
+        Device::from_stream_with(stream, None)
+    }
+
+    /// Like [`Device::from_stream`] with an explicit module instead of the one the compute
+    /// capability selects, e.g. the portable sm_80 module on a Hopper GPU (the tests run the
+    /// sm_80 code paths this way). Refused with [`Error::UnsupportedArch`] when the GPU cannot
+    /// run that module (arch-specific modules run only on their own compute capability).
+    pub fn with_module(stream: Arc<CudaStream>, arch: ModuleArch) -> Result<Device> {
+        Device::from_stream_with(stream, Some(arch))
+    }
+
+    fn from_stream_with(stream: Arc<CudaStream>, forced: Option<ModuleArch>) -> Result<Device> {
         let ctx = stream.context().clone();
         let attr = |a: Attr, op: &'static str| ctx.attribute(a).map_err(Error::driver(op));
-        let cc = ctx.compute_capability().map_err(Error::driver("compute capability"))?;
+        let cc = ctx
+            .compute_capability()
+            .map_err(Error::driver("compute capability"))?;
         let caps = DeviceCaps {
             name: ctx.name().map_err(Error::driver("cuDeviceGetName"))?,
             compute_capability: cc,
             sm_count: attr(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, "SM count")? as u32,
-            max_smem_per_block_optin_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, "smem opt-in")? as u32,
-            smem_per_sm_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, "smem per SM")? as u32,
+            max_smem_per_block_optin_bytes: attr(
+                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                "smem opt-in",
+            )? as u32,
+            smem_per_sm_bytes: attr(
+                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+                "smem per SM",
+            )? as u32,
             l2_bytes: attr(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, "L2 size")? as u32,
             total_mem_bytes: ctx.total_mem().map_err(Error::driver("cuDeviceTotalMem"))? as u64,
         };
-        let arch = ModuleArch::for_compute_capability(cc.0, cc.1)?;
+        let native = ModuleArch::for_compute_capability(cc.0, cc.1)?;
+        let arch = match forced {
+            None => native,
+            Some(ModuleArch::Sm80) => ModuleArch::Sm80,
+            Some(a) if a == native => a,
+            Some(_) => {
+                return Err(Error::UnsupportedArch {
+                    major: cc.0,
+                    minor: cc.1,
+                })
+            }
+        };
         let module = ctx
             .load_module(cudarc::nvrtc::Ptx::from_src(arch.ptx()))
             .map_err(Error::driver("cuModuleLoadData"))?;
-        Ok(Device { ctx, stream, caps, arch, module, functions: Mutex::new(HashMap::new()) })
+        Ok(Device {
+            ctx,
+            stream,
+            caps,
+            arch,
+            module,
+            functions: Mutex::new(HashMap::new()),
+        })
     }
 
     /// The device's capabilities.
@@ -105,15 +147,25 @@ impl Device {
 
     /// A kernel of the loaded module, or a typed error naming what the module lacks.
     pub(crate) fn function(&self, name: &'static str) -> Result<CudaFunction> {
-        let set = arch_set_of(name).ok_or(Error::InvalidArgument { name: "kernel", why: format!("unknown entry {name}") })?;
+        let set = arch_set_of(name).ok_or(Error::InvalidArgument {
+            name: "kernel",
+            why: format!("unknown entry {name}"),
+        })?;
         if !self.arch.carries(set) {
-            return Err(Error::KernelNotInArch { kernel: name, arch: self.arch.name(), needs: needs(set) });
+            return Err(Error::KernelNotInArch {
+                kernel: name,
+                arch: self.arch.name(),
+                needs: needs(set),
+            });
         }
         let mut map = self.functions.lock().unwrap();
         if let Some(f) = map.get(name) {
             return Ok(f.clone());
         }
-        let f = self.module.load_function(name).map_err(Error::driver("cuModuleGetFunction"))?;
+        let f = self
+            .module
+            .load_function(name)
+            .map_err(Error::driver("cuModuleGetFunction"))?;
         map.insert(name, f.clone());
         Ok(f)
     }

@@ -7,7 +7,9 @@ use thiserror::Error;
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum Error {
     /// No CUDA driver library could be loaded on this machine.
-    #[error("no CUDA driver found (libcuda.so not loadable): GPU work is unavailable on this machine")]
+    #[error(
+        "no CUDA driver found (libcuda.so not loadable): GPU work is unavailable on this machine"
+    )]
     NoDriver,
     /// The driver is present but reports no device with this ordinal.
     #[error("CUDA device {ordinal} not available ({count} devices)")]
@@ -17,10 +19,18 @@ pub enum Error {
     UnsupportedArch { major: i32, minor: i32 },
     /// A kernel needs an instruction the loaded module's arch lacks.
     #[error("kernel `{kernel}` is not in the {arch} module (needs {needs})")]
-    KernelNotInArch { kernel: &'static str, arch: &'static str, needs: &'static str },
+    KernelNotInArch {
+        kernel: &'static str,
+        arch: &'static str,
+        needs: &'static str,
+    },
     /// A buffer is smaller than the operation needs.
     #[error("buffer `{name}` too small: {got} elements, need {need}")]
-    BufferTooSmall { name: &'static str, got: usize, need: usize },
+    BufferTooSmall {
+        name: &'static str,
+        got: usize,
+        need: usize,
+    },
     /// A shape or option is invalid.
     #[error("invalid argument `{name}`: {why}")]
     InvalidArgument { name: &'static str, why: String },
@@ -38,22 +48,47 @@ pub enum Error {
     NewTokens { request: usize, q_len: u32 },
     /// A page id is not below the pool's page count.
     #[error("request {request}: page id {page} at page-table entry {entry} is out of range (pool has {num_pages} pages)")]
-    PageIdOutOfRange { request: usize, entry: usize, page: u32, num_pages: u32 },
+    PageIdOutOfRange {
+        request: usize,
+        entry: usize,
+        page: u32,
+        num_pages: u32,
+    },
     /// A request's KV length needs more pages than its page-table row gives.
     #[error("request {request}: kv_len {kv_len} needs {need} pages of {page_size}, page table gives {given}")]
-    KvLenExceedsPages { request: usize, kv_len: u32, page_size: u32, need: u32, given: u32 },
+    KvLenExceedsPages {
+        request: usize,
+        kv_len: u32,
+        page_size: u32,
+        need: u32,
+        given: u32,
+    },
     /// A CSR offset array is malformed.
     #[error("`{name}` malformed: {why}")]
     BadIndptr { name: &'static str, why: String },
     /// A tensor's element count does not match the shape.
     #[error("tensor `{name}` has {got} elements, expected {expected}")]
-    ShapeMismatch { name: &'static str, got: usize, expected: usize },
+    ShapeMismatch {
+        name: &'static str,
+        got: usize,
+        expected: usize,
+    },
     /// A tensor's element type does not match the configured dtype.
-    #[error("tensor `{name}` has {got_bytes}-byte elements, the config's dtype needs {need_bytes}")]
-    DtypeMismatch { name: &'static str, got_bytes: usize, need_bytes: usize },
+    #[error(
+        "tensor `{name}` has {got_bytes}-byte elements, the config's dtype needs {need_bytes}"
+    )]
+    DtypeMismatch {
+        name: &'static str,
+        got_bytes: usize,
+        need_bytes: usize,
+    },
     /// A device address is not aligned as the kernels need.
     #[error("tensor `{name}` at {addr:#x} is not {align}-byte aligned")]
-    Misaligned { name: &'static str, addr: u64, align: u64 },
+    Misaligned {
+        name: &'static str,
+        addr: u64,
+        align: u64,
+    },
     /// A tensor lives in another CUDA context (another device).
     #[error("tensor `{name}` belongs to another device/context than the plan's")]
     WrongDevice { name: &'static str },
@@ -71,6 +106,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl Error {
     /// Wrap a cudarc driver error with the operation that failed.
     pub(crate) fn driver(op: &'static str) -> impl FnOnce(cudarc::driver::DriverError) -> Error {
-        move |e| Error::Driver { op, msg: format!("{e:?}") }
+        move |e| Error::Driver {
+            op,
+            msg: format!("{e:?}"),
+        }
     }
 }

@@ -33,12 +33,18 @@ fn set_smem_limit(dev: &Device, func: &CudaFunction, smem_bytes: u32) -> Result<
     if smem_bytes > dev.caps().max_smem_per_block_optin_bytes {
         return Err(Error::InvalidArgument {
             name: "shared memory",
-            why: format!("{smem_bytes} B exceeds the device's {} B", dev.caps().max_smem_per_block_optin_bytes),
+            why: format!(
+                "{smem_bytes} B exceeds the device's {} B",
+                dev.caps().max_smem_per_block_optin_bytes
+            ),
         });
     }
     if smem_bytes > 48 * 1024 {
-        func.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem_bytes as i32)
-            .map_err(Error::driver("cuFuncSetAttribute"))?;
+        func.set_attribute(
+            CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            smem_bytes as i32,
+        )
+        .map_err(Error::driver("cuFuncSetAttribute"))?;
     }
     Ok(())
 }
@@ -61,8 +67,15 @@ pub(crate) unsafe fn launch_raw<P: KernelParams>(
     // SAFETY: the parameter block is `#[repr(C)]` and matches the kernel (KernelParams); its
     // addresses are valid per this function's contract; cuLaunchKernel copies the block.
     unsafe {
-        cudarc::driver::result::launch_kernel(func.cu_function(), dims.grid, (dims.block_threads, 1, 1), dims.smem_bytes, stream, &mut args)
-            .map_err(Error::driver("cuLaunchKernel"))
+        cudarc::driver::result::launch_kernel(
+            func.cu_function(),
+            dims.grid,
+            (dims.block_threads, 1, 1),
+            dims.smem_bytes,
+            stream,
+            &mut args,
+        )
+        .map_err(Error::driver("cuLaunchKernel"))
     }
 }
 
@@ -73,7 +86,13 @@ pub(crate) unsafe fn launch_raw<P: KernelParams>(
 /// # Safety
 /// As [`launch_raw`]; the kernel waits on its dependency before touching the previous grid's
 /// outputs.
-pub(crate) unsafe fn launch_raw_dependent<P: KernelParams>(dev: &Device, func: &CudaFunction, dims: LaunchDims, stream: CUstream, params: &P) -> Result<()> {
+pub(crate) unsafe fn launch_raw_dependent<P: KernelParams>(
+    dev: &Device,
+    func: &CudaFunction,
+    dims: LaunchDims,
+    stream: CUstream,
+    params: &P,
+) -> Result<()> {
     use cudarc::driver::sys;
     set_smem_limit(dev, func, dims.smem_bytes)?;
     let mut args = [params as *const P as *mut std::ffi::c_void];
@@ -94,31 +113,65 @@ pub(crate) unsafe fn launch_raw_dependent<P: KernelParams>(dev: &Device, func: &
         numAttrs: 1,
     };
     // SAFETY: as `launch_raw`; `cfg` and `args` outlive the call.
-    unsafe { sys::cuLaunchKernelEx(&cfg, func.cu_function(), args.as_mut_ptr(), std::ptr::null_mut()).result().map_err(Error::driver("cuLaunchKernelEx")) }
+    unsafe {
+        sys::cuLaunchKernelEx(
+            &cfg,
+            func.cu_function(),
+            args.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+        .result()
+        .map_err(Error::driver("cuLaunchKernelEx"))
+    }
 }
 
 /// Run one primitive self-test (see [`crate::selftest`]): upload `input`, poison the output with
 /// `0xffff_ffff`, launch with the dims of the self-test table, and return the output words.
-pub(crate) fn run_selftest(dev: &Device, spec: &crate::selftest::SelfTestSpec, input: &[u32]) -> Result<Vec<u32>> {
+pub(crate) fn run_selftest(
+    dev: &Device,
+    spec: &crate::selftest::SelfTestSpec,
+    input: &[u32],
+) -> Result<Vec<u32>> {
     use cudarc::driver::{DevicePtr, DevicePtrMut};
     if input.len() != spec.input_words {
-        return Err(Error::BufferTooSmall { name: "selftest input", got: input.len(), need: spec.input_words });
+        return Err(Error::BufferTooSmall {
+            name: "selftest input",
+            got: input.len(),
+            need: spec.input_words,
+        });
     }
     let func = dev.function(spec.name)?;
     let stream = dev.stream();
     let map = Error::driver("selftest buffers");
-    let g_in = stream.clone_htod(&if input.is_empty() { vec![0u32] } else { input.to_vec() }).map_err(map)?;
-    let mut g_out = stream.clone_htod(&vec![0xffff_ffffu32; spec.output_words]).map_err(Error::driver("selftest output"))?;
+    let g_in = stream
+        .clone_htod(&if input.is_empty() {
+            vec![0u32]
+        } else {
+            input.to_vec()
+        })
+        .map_err(map)?;
+    let mut g_out = stream
+        .clone_htod(&vec![0xffff_ffffu32; spec.output_words])
+        .map_err(Error::driver("selftest output"))?;
     {
         let (in_ptr, _r) = g_in.device_ptr(stream);
         let (out_ptr, _w) = g_out.device_ptr_mut(stream);
-        let params = ferroflash_contract::params::SelfTestParams { input: in_ptr, output: out_ptr, n: input.len() as u32, mode: 0 };
+        let params = ferroflash_contract::params::SelfTestParams {
+            input: in_ptr,
+            output: out_ptr,
+            n: input.len() as u32,
+            mode: 0,
+        };
         // SAFETY: both buffers are live for the launch and sized by the self-test table, which
         // lists what each self-test kernel reads and writes.
         unsafe { launch_raw(dev, &func, spec.dims, stream.cu_stream(), &params)? };
     }
-    stream.synchronize().map_err(Error::driver("selftest launch"))?;
-    stream.clone_dtoh(&g_out).map_err(Error::driver("selftest readback"))
+    stream
+        .synchronize()
+        .map_err(Error::driver("selftest launch"))?;
+    stream
+        .clone_dtoh(&g_out)
+        .map_err(Error::driver("selftest readback"))
 }
 
 // SAFETY: `DecodeParams` is `#[repr(C)]` in the contract and the decode kernels take it.
@@ -126,14 +179,30 @@ unsafe impl KernelParams for ferroflash_contract::params::DecodeParams {}
 
 /// Load `kernel`, raise its dynamic shared-memory limit to `smem_bytes`, and return how many
 /// CTAs of `threads` threads fit on one SM (the planner's `ctas_per_sm`).
-pub(crate) fn prepare(dev: &Device, kernel: &'static str, threads: u32, smem_bytes: u32) -> Result<u32> {
+pub(crate) fn prepare(
+    dev: &Device,
+    kernel: &'static str,
+    threads: u32,
+    smem_bytes: u32,
+) -> Result<u32> {
     let func = dev.function(kernel)?;
     if smem_bytes > dev.caps().max_smem_per_block_optin_bytes {
-        return Err(Error::InvalidArgument { name: "shared memory", why: format!("{kernel} needs {smem_bytes} B, device allows {}", dev.caps().max_smem_per_block_optin_bytes) });
+        return Err(Error::InvalidArgument {
+            name: "shared memory",
+            why: format!(
+                "{kernel} needs {smem_bytes} B, device allows {}",
+                dev.caps().max_smem_per_block_optin_bytes
+            ),
+        });
     }
-    func.set_attribute(CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, smem_bytes as i32)
-        .map_err(Error::driver("cuFuncSetAttribute"))?;
-    let n = func.occupancy_max_active_blocks_per_multiprocessor(threads, smem_bytes as usize, None).map_err(Error::driver("occupancy"))?;
+    func.set_attribute(
+        CUfunction_attribute_enum::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+        smem_bytes as i32,
+    )
+    .map_err(Error::driver("cuFuncSetAttribute"))?;
+    let n = func
+        .occupancy_max_active_blocks_per_multiprocessor(threads, smem_bytes as usize, None)
+        .map_err(Error::driver("occupancy"))?;
     Ok(n.max(1))
 }
 
@@ -173,22 +242,52 @@ pub(crate) fn decode(
 
 /// Stream `buf` once with the bandwidth probe kernel (`grid` CTAs of `threads`), on `dev`'s
 /// stream. `scratch` must hold one word per thread of the grid.
-pub(crate) fn read_probe(dev: &Device, buf: &cudarc::driver::CudaSlice<u8>, scratch: &mut cudarc::driver::CudaSlice<u32>, grid: u32, threads: u32) -> Result<()> {
+pub(crate) fn read_probe(
+    dev: &Device,
+    buf: &cudarc::driver::CudaView<u8>,
+    scratch: &mut cudarc::driver::CudaSlice<u32>,
+    grid: u32,
+    threads: u32,
+) -> Result<()> {
     use cudarc::driver::{DevicePtr, DevicePtrMut};
     let need = grid as usize * threads as usize;
     if scratch.len() < need {
-        return Err(Error::BufferTooSmall { name: "read probe scratch", got: scratch.len(), need });
+        return Err(Error::BufferTooSmall {
+            name: "read probe scratch",
+            got: scratch.len(),
+            need,
+        });
     }
     let chunks = buf.len() / 16;
     if chunks > u32::MAX as usize {
-        return Err(Error::InvalidArgument { name: "read probe", why: "buffer over 64 GiB".into() });
+        return Err(Error::InvalidArgument {
+            name: "read probe",
+            why: "buffer over 64 GiB".into(),
+        });
     }
     let f = dev.function(ferroflash_contract::names::bench::READ)?;
     let s = dev.stream();
     let (i, _g1) = buf.device_ptr(s);
     let (o, _g2) = scratch.device_ptr_mut(s);
-    let p = ferroflash_contract::params::SelfTestParams { input: i, output: o, n: chunks as u32, mode: 0x9e37_79b9 };
+    let p = ferroflash_contract::params::SelfTestParams {
+        input: i,
+        output: o,
+        n: chunks as u32,
+        mode: 0x9e37_79b9,
+    };
     // SAFETY: the kernel reads `chunks` 16-byte chunks of `buf` (cudarc allocations are 256-byte
     // aligned) and writes at most one word per thread into `scratch`, sized above.
-    unsafe { launch_raw(dev, &f, LaunchDims { grid: (grid, 1, 1), block_threads: threads, smem_bytes: 0 }, s.cu_stream(), &p) }
+    unsafe {
+        launch_raw(
+            dev,
+            &f,
+            LaunchDims {
+                grid: (grid, 1, 1),
+                block_threads: threads,
+                smem_bytes: 0,
+            },
+            s.cu_stream(),
+            &p,
+        )
+    }
 }

@@ -18,7 +18,10 @@ pub mod quant;
 #[doc(hidden)]
 pub mod selftest;
 
-pub use decode::{decode, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Dtype16, GraphCapacity, RawTensors, Splits};
+pub use decode::{
+    decode, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Dtype16, Fp8Format,
+    GraphCapacity, RawTensors, ScaleLayout, Splits,
+};
 pub use device::{driver_present, Device, DeviceCaps};
 pub use error::{Error, Result};
 pub use launch::LaunchDims;

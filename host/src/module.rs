@@ -64,7 +64,9 @@ impl ModuleArch {
 
 /// Which arch set an entry belongs to, from the contract's one list.
 pub fn arch_set_of(entry: &str) -> Option<ArchSet> {
-    ferroflash_contract::names::ALL_ENTRIES.iter().find(|(n, _)| *n == entry).map(|(_, s)| *s)
+    ferroflash_contract::names::all_entries()
+        .find(|(n, _)| *n == entry)
+        .map(|(_, s)| s)
 }
 
 /// Human description of what an arch set needs, for errors.
@@ -85,8 +87,13 @@ mod tests {
     fn every_entry_is_in_exactly_the_modules_it_should_be() {
         for arch in ModuleArch::ALL {
             let entries = ptxbuild::entries(arch.ptx());
-            for (name, set) in ferroflash_contract::names::ALL_ENTRIES {
-                assert_eq!(entries.iter().any(|e| e == name), arch.carries(*set), "{name} in {}", arch.name());
+            for (name, set) in ferroflash_contract::names::all_entries() {
+                assert_eq!(
+                    entries.iter().any(|e| e == name),
+                    arch.carries(set),
+                    "{name} in {}",
+                    arch.name()
+                );
             }
         }
     }
@@ -99,16 +106,35 @@ mod tests {
         assert!(!ModuleArch::Sm90a.ptx().contains("tcgen05"));
         assert!(ModuleArch::Sm100a.ptx().contains("tcgen05.mma"));
         for a in ModuleArch::ALL {
-            assert!(!a.ptx().contains(".extern .func"), "{} has unresolved externs", a.name());
+            assert!(
+                !a.ptx().contains(".extern .func"),
+                "{} has unresolved externs",
+                a.name()
+            );
         }
     }
 
     #[test]
     fn capability_mapping() {
-        assert_eq!(ModuleArch::for_compute_capability(9, 0), Ok(ModuleArch::Sm90a));
-        assert_eq!(ModuleArch::for_compute_capability(8, 6), Ok(ModuleArch::Sm80));
-        assert_eq!(ModuleArch::for_compute_capability(12, 0), Ok(ModuleArch::Sm80));
-        assert_eq!(ModuleArch::for_compute_capability(10, 0), Ok(ModuleArch::Sm100a));
-        assert_eq!(ModuleArch::for_compute_capability(7, 5), Err(Error::UnsupportedArch { major: 7, minor: 5 }));
+        assert_eq!(
+            ModuleArch::for_compute_capability(9, 0),
+            Ok(ModuleArch::Sm90a)
+        );
+        assert_eq!(
+            ModuleArch::for_compute_capability(8, 6),
+            Ok(ModuleArch::Sm80)
+        );
+        assert_eq!(
+            ModuleArch::for_compute_capability(12, 0),
+            Ok(ModuleArch::Sm80)
+        );
+        assert_eq!(
+            ModuleArch::for_compute_capability(10, 0),
+            Ok(ModuleArch::Sm100a)
+        );
+        assert_eq!(
+            ModuleArch::for_compute_capability(7, 5),
+            Err(Error::UnsupportedArch { major: 7, minor: 5 })
+        );
     }
 }

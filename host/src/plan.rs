@@ -99,14 +99,20 @@ pub fn m_tiles_for(max_rows: u32, head_dim: u32) -> u32 {
 pub fn plan(inp: &PlanInput) -> Plan {
     let group = inp.q_heads / inp.kv_heads;
     let max_rows = inp.q_lens.iter().map(|&q| q * group).max().unwrap_or(0);
-    let m_tiles = inp.m_tiles.unwrap_or_else(|| m_tiles_for(max_rows, inp.head_dim));
+    let m_tiles = inp
+        .m_tiles
+        .unwrap_or_else(|| m_tiles_for(max_rows, inp.head_dim));
     let rows_per_block = M_TILE_ROWS * m_tiles;
     let row_blocks = |r: usize| (inp.q_lens[r] * group).div_ceil(rows_per_block);
     let tiles = |r: usize| inp.kv_lens[r].div_ceil(KV_TILE_TOKENS);
     let n = inp.kv_lens.len();
     let wave = (inp.sm_count * inp.ctas_per_sm).max(1) as u64;
     let ctas_with_chunk = |c: u32| -> u64 {
-        (0..n).map(|r| inp.kv_heads as u64 * row_blocks(r) as u64 * tiles(r).div_ceil(c).max(1) as u64).sum()
+        (0..n)
+            .map(|r| {
+                inp.kv_heads as u64 * row_blocks(r) as u64 * tiles(r).div_ceil(c).max(1) as u64
+            })
+            .sum()
     };
     let max_tiles = (0..n).map(tiles).max().unwrap_or(0).max(1);
     // The automatic chunk (tiles per split), the same for every request, computed once.
@@ -140,7 +146,11 @@ pub fn plan(inp: &PlanInput) -> Plan {
     for r in 0..n {
         let chunk_tokens = chunk_of(r).saturating_mul(KV_TILE_TOKENS);
         let kv_len = inp.kv_lens[r];
-        let splits = if kv_len == 0 { 1 } else { kv_len.div_ceil(chunk_tokens) };
+        let splits = if kv_len == 0 {
+            1
+        } else {
+            kv_len.div_ceil(chunk_tokens)
+        };
         let item = |kv_head, row_start, kv_start, kv_end, partial_slot| DecodeWork {
             request: r as u32,
             kv_head,
@@ -159,7 +169,14 @@ pub fn plan(inp: &PlanInput) -> Plan {
                 if splits == 1 {
                     work.push(item(kvh, row_start, 0, kv_len, FINAL_OUTPUT));
                 } else {
-                    merge.push(MergeWork { request: r as u32, kv_head: kvh, row_start, first_slot: slot, num_splits: splits, _pad: 0 });
+                    merge.push(MergeWork {
+                        request: r as u32,
+                        kv_head: kvh,
+                        row_start,
+                        first_slot: slot,
+                        num_splits: splits,
+                        _pad: 0,
+                    });
                     for s in 0..splits {
                         let kv_start = s * chunk_tokens;
                         let kv_end = (kv_start + chunk_tokens).min(kv_len);
@@ -172,7 +189,12 @@ pub fn plan(inp: &PlanInput) -> Plan {
     }
     // Longest ranges first, so the last wave holds the short ones (stable: deterministic).
     work.sort_by_key(|w| std::cmp::Reverse(w.kv_end - w.kv_start));
-    Plan { m_tiles, work, merge, num_slots: slot }
+    Plan {
+        m_tiles,
+        work,
+        merge,
+        num_slots: slot,
+    }
 }
 
 #[cfg(test)]
@@ -192,7 +214,19 @@ mod tests {
 
     fn inp<'a>(q: &'a [u32], kv: &'a [u32], qh: u32, kvh: u32) -> PlanInput<'a> {
         let ptr = &PTR[..=q.len()];
-        PlanInput { q_indptr: ptr, page_indptr: ptr, q_lens: q, kv_lens: kv, q_heads: qh, kv_heads: kvh, head_dim: 128, sm_count: 132, ctas_per_sm: 2, splits: Splits::Auto, m_tiles: None }
+        PlanInput {
+            q_indptr: ptr,
+            page_indptr: ptr,
+            q_lens: q,
+            kv_lens: kv,
+            q_heads: qh,
+            kv_heads: kvh,
+            head_dim: 128,
+            sm_count: 132,
+            ctas_per_sm: 2,
+            splits: Splits::Auto,
+            m_tiles: None,
+        }
     }
 
     #[test]
@@ -214,14 +248,23 @@ mod tests {
     #[test]
     fn w1_splits_long_single_request() {
         let p = plan(&inp(&[1], &[32768], 32, 8));
-        assert!(p.work.len() <= 264 && p.work.len() >= 200, "{}", p.work.len());
+        assert!(
+            p.work.len() <= 264 && p.work.len() >= 200,
+            "{}",
+            p.work.len()
+        );
     }
 
     #[test]
     fn coverage_exactly_once() {
         let q = [1, 4, 16, 2, 1];
         let kv = [0, 97, 5000, 1, 45000];
-        for splits in [Splits::Auto, Splits::Fixed(1), Splits::Fixed(3), Splits::Fixed(64)] {
+        for splits in [
+            Splits::Auto,
+            Splits::Fixed(1),
+            Splits::Fixed(3),
+            Splits::Fixed(64),
+        ] {
             let mut i = inp(&q, &kv, 12, 1);
             i.splits = splits;
             let p = plan(&i);
@@ -231,7 +274,11 @@ mod tests {
                 let mut blocks: Vec<_> = p.work.iter().filter(|w| w.request == r as u32).collect();
                 blocks.sort_by_key(|w| (w.row_start, w.kv_start));
                 for rb in 0..rows.div_ceil(rpb) {
-                    let ranges: Vec<_> = blocks.iter().filter(|w| w.row_start == rb * rpb).map(|w| (w.kv_start, w.kv_end)).collect();
+                    let ranges: Vec<_> = blocks
+                        .iter()
+                        .filter(|w| w.row_start == rb * rpb)
+                        .map(|w| (w.kv_start, w.kv_end))
+                        .collect();
                     assert_eq!(ranges.first().unwrap().0, 0);
                     assert_eq!(ranges.last().unwrap().1, kv[r]);
                     for pair in ranges.windows(2) {

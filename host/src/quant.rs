@@ -11,7 +11,10 @@ use ferroflash_contract::PagedKvLayout;
 /// Scale mapping the largest finite magnitude of `values` to `fmt`'s largest finite value.
 /// Non-finite values are ignored; an all-zero (or empty) input gets scale 1.
 pub fn amax_scale(values: impl IntoIterator<Item = f32>, fmt: Fp8Format) -> f32 {
-    let amax = values.into_iter().filter(|v| v.is_finite()).fold(0f32, |m, v| m.max(v.abs()));
+    let amax = values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold(0f32, |m, v| m.max(v.abs()));
     if amax > 0.0 {
         amax / fmt.max_finite()
     } else {
@@ -21,7 +24,10 @@ pub fn amax_scale(values: impl IntoIterator<Item = f32>, fmt: Fp8Format) -> f32 
 
 /// Codes of `values / scale` (`scale > 0`).
 pub fn quantize<T: Copy + Into<f32>>(values: &[T], fmt: Fp8Format, scale: f32) -> Vec<u8> {
-    assert!(scale > 0.0 && scale.is_finite(), "fp8 scale must be positive and finite, got {scale}");
+    assert!(
+        scale > 0.0 && scale.is_finite(),
+        "fp8 scale must be positive and finite, got {scale}"
+    );
     let inv = 1.0 / scale;
     values.iter().map(|&v| fmt.encode(v.into() * inv)).collect()
 }
@@ -33,10 +39,18 @@ pub fn dequantize(codes: &[u8], fmt: Fp8Format, scale: f32) -> Vec<f32> {
 
 /// Quantise a K or V page pool (`[num_pages, page_size, kv_heads, head_dim]`) with one scale per
 /// kv head (the kernels' per-kv-head `k_scale` / `v_scale`). Returns the codes and the scales.
-pub fn quantize_pool_per_head<T: Copy + Into<f32>>(pool: &[T], layout: PagedKvLayout, fmt: Fp8Format) -> (Vec<u8>, Vec<f32>) {
+pub fn quantize_pool_per_head<T: Copy + Into<f32>>(
+    pool: &[T],
+    layout: PagedKvLayout,
+    fmt: Fp8Format,
+) -> (Vec<u8>, Vec<f32>) {
     let d = layout.head_dim as usize;
     let heads = layout.kv_heads as usize;
-    assert_eq!(pool.len() % (heads * d), 0, "pool length is not a whole number of (token, kv head) rows");
+    assert_eq!(
+        pool.len() % (heads * d),
+        0,
+        "pool length is not a whole number of (token, kv head) rows"
+    );
     let rows = pool.chunks_exact(d);
     let mut amax = vec![0f32; heads];
     for (i, row) in rows.clone().enumerate() {
@@ -48,8 +62,14 @@ pub fn quantize_pool_per_head<T: Copy + Into<f32>>(pool: &[T], layout: PagedKvLa
             }
         }
     }
-    let scales: Vec<f32> = amax.iter().map(|&a| if a > 0.0 { a / fmt.max_finite() } else { 1.0 }).collect();
-    let codes = rows.enumerate().flat_map(|(i, row)| quantize(row, fmt, scales[i % heads])).collect();
+    let scales: Vec<f32> = amax
+        .iter()
+        .map(|&a| if a > 0.0 { a / fmt.max_finite() } else { 1.0 })
+        .collect();
+    let codes = rows
+        .enumerate()
+        .flat_map(|(i, row)| quantize(row, fmt, scales[i % heads]))
+        .collect();
     (codes, scales)
 }
 
@@ -67,7 +87,10 @@ mod tests {
             let rel = 0.5 * 2f32.powi(-(fmt.mantissa_bits() as i32));
             for (x, y) in xs.iter().zip(&back) {
                 if x.abs() > 1e-2 {
-                    assert!((x - y).abs() <= rel * x.abs() * 1.0001, "{fmt:?}: {x} -> {y}");
+                    assert!(
+                        (x - y).abs() <= rel * x.abs() * 1.0001,
+                        "{fmt:?}: {x} -> {y}"
+                    );
                 }
             }
             let amax = xs.iter().fold(0f32, |m, v| m.max(v.abs()));
@@ -78,7 +101,10 @@ mod tests {
     #[test]
     fn saturation_nan_and_zero() {
         let f = Fp8Format::E4m3;
-        assert_eq!(quantize(&[1e6f32, -1e6, f32::INFINITY], f, 1.0), vec![0x7e, 0xfe, 0x7e]);
+        assert_eq!(
+            quantize(&[1e6f32, -1e6, f32::INFINITY], f, 1.0),
+            vec![0x7e, 0xfe, 0x7e]
+        );
         assert!(f.is_nan(quantize(&[f32::NAN], f, 1.0)[0]));
         assert_eq!(amax_scale([0.0f32, 0.0], f), 1.0);
         assert_eq!(amax_scale([f32::NAN, 2.0 * 448.0, f32::INFINITY], f), 2.0);
@@ -86,22 +112,41 @@ mod tests {
 
     #[test]
     fn per_head_scales_are_independent() {
-        let layout = PagedKvLayout { page_size_tokens: 2, kv_heads: 2, head_dim: 4 };
+        let layout = PagedKvLayout {
+            page_size_tokens: 2,
+            kv_heads: 2,
+            head_dim: 4,
+        };
         // 3 pages x 2 slots x 2 heads x 4: head 0 values up to 1, head 1 up to 100.
-        let pool: Vec<f32> = (0..48).map(|i| if (i / 4) % 2 == 0 { (i % 4) as f32 * 0.25 } else { (i % 4) as f32 * 25.0 + 25.0 }).collect();
+        let pool: Vec<f32> = (0..48)
+            .map(|i| {
+                if (i / 4) % 2 == 0 {
+                    (i % 4) as f32 * 0.25
+                } else {
+                    (i % 4) as f32 * 25.0 + 25.0
+                }
+            })
+            .collect();
         let (codes, scales) = quantize_pool_per_head(&pool, layout, Fp8Format::E4m3);
         assert_eq!(codes.len(), pool.len());
         assert_eq!(scales, vec![0.75 / 448.0, 100.0 / 448.0]);
         let row_scale = |i: usize| scales[(i / 4) % 2];
         for (i, &c) in codes.iter().enumerate() {
             let back = Fp8Format::E4m3.decode(c) * row_scale(i);
-            assert!((back - pool[i]).abs() <= 0.0625 * pool[i].abs() + 1e-6, "{i}: {} vs {back}", pool[i]);
+            assert!(
+                (back - pool[i]).abs() <= 0.0625 * pool[i].abs() + 1e-6,
+                "{i}: {} vs {back}",
+                pool[i]
+            );
         }
     }
 
     #[test]
     fn half_inputs() {
         let xs = [half::bf16::from_f32(1.5), half::bf16::from_f32(-0.25)];
-        assert_eq!(dequantize(&quantize(&xs, Fp8Format::E4m3, 1.0), Fp8Format::E4m3, 1.0), vec![1.5, -0.25]);
+        assert_eq!(
+            dequantize(&quantize(&xs, Fp8Format::E4m3, 1.0), Fp8Format::E4m3, 1.0),
+            vec![1.5, -0.25]
+        );
     }
 }

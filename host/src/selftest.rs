@@ -16,8 +16,23 @@ pub struct SelfTestSpec {
     pub output_words: usize,
 }
 
-const fn spec(name: &'static str, grid: u32, block: u32, input_words: usize, output_words: usize) -> SelfTestSpec {
-    SelfTestSpec { name, dims: LaunchDims { grid: (grid, 1, 1), block_threads: block, smem_bytes: PRIMITIVE_TEST_SMEM_BYTES }, input_words, output_words }
+const fn spec(
+    name: &'static str,
+    grid: u32,
+    block: u32,
+    input_words: usize,
+    output_words: usize,
+) -> SelfTestSpec {
+    SelfTestSpec {
+        name,
+        dims: LaunchDims {
+            grid: (grid, 1, 1),
+            block_threads: block,
+            smem_bytes: PRIMITIVE_TEST_SMEM_BYTES,
+        },
+        input_words,
+        output_words,
+    }
 }
 
 /// Every self-test kernel. Sizes match the kernels' documented contracts in
@@ -40,10 +55,14 @@ pub const SPECS: &[SelfTestSpec] = &[
 
 /// Run self-test `name` on `input`, returning its output words.
 pub fn run(dev: &Device, name: &str, input: &[u32]) -> Result<Vec<u32>> {
-    let spec = SPECS.iter().find(|s| s.name == name).ok_or_else(|| crate::Error::InvalidArgument {
-        name: "selftest",
-        why: format!("unknown self-test {name}"),
-    })?;
+    let spec =
+        SPECS
+            .iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| crate::Error::InvalidArgument {
+                name: "selftest",
+                why: format!("unknown self-test {name}"),
+            })?;
     crate::launch::run_selftest(dev, spec, input)
 }
 
@@ -51,7 +70,11 @@ pub fn run(dev: &Device, name: &str, input: &[u32]) -> Result<Vec<u32>> {
 mod tests {
     #[test]
     fn every_selftest_entry_has_a_spec() {
-        for name in ferroflash_contract::names::ALL_ENTRIES.iter().map(|e| e.0).filter(|n| n.starts_with("ff_test_")) {
+        for name in ferroflash_contract::names::ALL_ENTRIES
+            .iter()
+            .map(|e| e.0)
+            .filter(|n| n.starts_with("ff_test_"))
+        {
             assert!(super::SPECS.iter().any(|s| s.name == name), "{name}");
         }
     }

@@ -31,24 +31,30 @@ fn batch() -> impl Strategy<Value = Batch> {
             1u32..4,
             prop_oneof![Just(Splits::Auto), (1u32..400).prop_map(Splits::Fixed)],
         )
-            .prop_map(|(q_lens, kv_lens, kv_heads, group, head_dim, sm_count, ctas_per_sm, splits)| Batch {
-                q_lens,
-                kv_lens,
-                kv_heads,
-                group,
-                head_dim,
-                sm_count,
-                ctas_per_sm,
-                splits,
-            })
+            .prop_map(
+                |(q_lens, kv_lens, kv_heads, group, head_dim, sm_count, ctas_per_sm, splits)| {
+                    Batch {
+                        q_lens,
+                        kv_lens,
+                        kv_heads,
+                        group,
+                        head_dim,
+                        sm_count,
+                        ctas_per_sm,
+                        splits,
+                    }
+                },
+            )
     })
 }
 
 fn indptr(v: &[u32]) -> Vec<u32> {
-    std::iter::once(0).chain(v.iter().scan(0, |a, &x| {
-        *a += x;
-        Some(*a)
-    })).collect()
+    std::iter::once(0)
+        .chain(v.iter().scan(0, |a, &x| {
+            *a += x;
+            Some(*a)
+        }))
+        .collect()
 }
 
 fn run(b: &Batch) -> (Plan, Vec<u32>, Vec<u32>) {
@@ -71,7 +77,10 @@ fn run(b: &Batch) -> (Plan, Vec<u32>, Vec<u32>) {
 }
 
 fn cases() -> u32 {
-    std::env::var("FF_PLAN_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000)
+    std::env::var("FF_PLAN_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000)
 }
 
 proptest! {

@@ -557,6 +557,34 @@ pub fn cvt_rn_f16x2_e5m2x2(codes: u16) -> u32 {
     r
 }
 
+/// `cvt.f32.f16`: one f16 (bits) to f32 (exact).
+#[inline(always)]
+pub fn cvt_f32_f16(h: u16) -> f32 {
+    let r: f32;
+    // SAFETY: a register-only conversion.
+    unsafe { asm!("cvt.f32.f16 {r}, {h};", r = out(reg32) r, h = in(reg16) h, options(pure, nomem, nostack)) };
+    r
+}
+
+/// `mul.rn.f16x2`: lane-wise f16 product (subnormals kept).
+#[inline(always)]
+pub fn mul_rn_f16x2(a: u32, b: u32) -> u32 {
+    let r: u32;
+    // SAFETY: register-only arithmetic.
+    unsafe { asm!("mul.rn.f16x2 {r}, {a}, {b};", r = out(reg32) r, a = in(reg32) a, b = in(reg32) b, options(pure, nomem, nostack)) };
+    r
+}
+
+/// `prmt.b32 d, a, b, sel`: byte permute; result byte `i` is byte `(sel >> 4 i) & 7` of the
+/// eight bytes `{b, a}` (a = bytes 0-3, b = bytes 4-7).
+#[inline(always)]
+pub fn prmt_b32(a: u32, b: u32, sel: u32) -> u32 {
+    let r: u32;
+    // SAFETY: register-only.
+    unsafe { asm!("prmt.b32 {r}, {a}, {b}, {s};", r = out(reg32) r, a = in(reg32) a, b = in(reg32) b, s = in(reg32) sel, options(pure, nomem, nostack)) };
+    r
+}
+
 /// `cvt.rn.bf16x2.f32 d, hi, lo`: round two f32 to bf16 (RNE), `lo` in the low half.
 #[inline(always)]
 pub fn cvt_rn_bf16x2_f32(lo: f32, hi: f32) -> u32 {

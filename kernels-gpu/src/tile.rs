@@ -2,9 +2,10 @@
 //! element types the decode kernels are generic over.
 //!
 //! Swizzle (See Note [smem swizzle] in docs/DESIGN.md): a tile is `rows x chunks_per_row` 16-byte
-//! chunks; chunk `c` of row `r` is stored at chunk `c ^ (r % 8)` of that row. `ldmatrix` reads
-//! 8 rows of one chunk column at a time; with 256-byte rows those 8 rows would hit the same four
-//! banks, the XOR spreads them over all 32.
+//! chunks; chunk `c` of row `r` is stored at chunk `c ^ (r % 8)` of that row (rows of 8+ chunks),
+//! or `c ^ ((r / 2) % 4)` for 4-chunk rows (fp8 head dim 64: two rows per 128 bytes). `ldmatrix`
+//! reads 8 rows of one chunk column at a time; with 256-byte rows those 8 rows would hit the
+//! same four banks, the XOR spreads them over all 32.
 
 use crate::arch::*;
 
@@ -23,7 +24,7 @@ pub unsafe fn table_u32(addr: u64, i: u32) -> u32 {
 #[derive(Clone, Copy)]
 pub struct SwizzledTile {
     pub base: Smem<u8>,
-    /// 16-byte chunks per row (>= 8 so the XOR stays inside the row).
+    /// 16-byte chunks per row: 4 or a multiple of 8 (the XOR stays inside the row).
     pub chunks_per_row: u32,
 }
 
@@ -31,7 +32,8 @@ impl SwizzledTile {
     /// Address of chunk `chunk` of row `row`.
     #[inline(always)]
     pub fn chunk(&self, row: u32, chunk: u32) -> Smem<[u32; 4]> {
-        self.base.byte_add(16 * (row * self.chunks_per_row + (chunk ^ (row % 8))))
+        let x = if self.chunks_per_row >= 8 { row % 8 } else { (row / 2) % 4 };
+        self.base.byte_add(16 * (row * self.chunks_per_row + (chunk ^ x)))
     }
 }
 
@@ -44,6 +46,9 @@ pub trait Elem16: Copy {
     unsafe fn mma(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4];
     /// Round two f32 into a packed pair (`lo` in the low half).
     fn pack(lo: f32, hi: f32) -> u32;
+    /// A packed f16 pair holding values this type represents exactly (fp8-decoded values), as
+    /// a packed pair of this type.
+    fn from_f16x2(h: u32) -> u32;
 }
 
 /// bfloat16.
@@ -63,6 +68,10 @@ impl Elem16 for Bf16 {
     fn pack(lo: f32, hi: f32) -> u32 {
         cvt_rn_bf16x2_f32(lo, hi)
     }
+    #[inline(always)]
+    fn from_f16x2(h: u32) -> u32 {
+        cvt_rn_bf16x2_f32(cvt_f32_f16(h as u16), cvt_f32_f16((h >> 16) as u16))
+    }
 }
 
 impl Elem16 for F16 {
@@ -74,6 +83,52 @@ impl Elem16 for F16 {
     #[inline(always)]
     fn pack(lo: f32, hi: f32) -> u32 {
         cvt_rn_f16x2_f32(lo, hi)
+    }
+    #[inline(always)]
+    fn from_f16x2(h: u32) -> u32 {
+        h
+    }
+}
+
+/// An fp8 storage format: decoding two codes to two f16 (exact for both formats).
+pub trait Fp8Kind: Copy {
+    /// Codes `lo` (bits 0-7) and `hi` (bits 8-15) to a packed f16 pair (`lo` in the low half).
+    fn to_f16x2(codes: u16) -> u32;
+}
+
+/// OCP fp8 E4M3 (FN: no infinities; S.1111.111 is NaN).
+#[derive(Clone, Copy)]
+pub struct E4m3;
+/// OCP fp8 E5M2 (the top byte of an f16).
+#[derive(Clone, Copy)]
+pub struct E5m2;
+
+/// `prmt` selector placing bytes 0 and 1 of `a` in the high bytes of two 16-bit halves.
+const BYTES_TO_HALF_HIGH: u32 = 0x1404;
+
+impl Fp8Kind for E4m3 {
+    #[cfg(target_feature = "sm_89")]
+    #[inline(always)]
+    fn to_f16x2(codes: u16) -> u32 {
+        cvt_rn_f16x2_e4m3x2(codes)
+    }
+    /// sm_80 has no fp8 conversion: move exponent and mantissa into f16 position and rebias by
+    /// a multiply with 2^8 (exact, subnormals included); NaN codes become f16 NaN.
+    #[cfg(not(target_feature = "sm_89"))]
+    #[inline(always)]
+    fn to_f16x2(codes: u16) -> u32 {
+        let h = prmt_b32(codes as u32, 0, BYTES_TO_HALF_HIGH);
+        let v = mul_rn_f16x2((h & 0x8000_8000) | ((h & 0x7f00_7f00) >> 1), 0x5c00_5c00);
+        let lo = if codes & 0x7f == 0x7f { 0x7e00 } else { v & 0xffff };
+        let hi = if (codes >> 8) & 0x7f == 0x7f { 0x7e00 } else { v >> 16 };
+        lo | (hi << 16)
+    }
+}
+
+impl Fp8Kind for E5m2 {
+    #[inline(always)]
+    fn to_f16x2(codes: u16) -> u32 {
+        prmt_b32(codes as u32, 0, BYTES_TO_HALF_HIGH)
     }
 }
 

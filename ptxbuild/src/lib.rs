@@ -69,7 +69,12 @@ pub fn kernels_dir(workspace_root: &Path) -> PathBuf {
 ///
 /// `cargo` is the cargo binary to run (build scripts pass `$CARGO`). The nested build uses
 /// `<target_root>/kernels/<arch>` as its target dir, so host builds and `cargo xtask` share it.
-pub fn build(cargo: &Path, workspace_root: &Path, target_root: &Path, arch: Arch) -> Result<PathBuf, String> {
+pub fn build(
+    cargo: &Path,
+    workspace_root: &Path,
+    target_root: &Path,
+    arch: Arch,
+) -> Result<PathBuf, String> {
     let out = ptx_path(target_root, arch);
     std::fs::create_dir_all(out.parent().unwrap()).map_err(|e| e.to_string())?;
     let target_dir = target_root.join("kernels").join(arch.name());
@@ -83,7 +88,14 @@ pub fn build(cargo: &Path, workspace_root: &Path, target_root: &Path, arch: Arch
     .join("\x1f");
     let mut cmd = Command::new(cargo);
     cmd.current_dir(kernels_dir(workspace_root))
-        .args(["rustc", "--release", "--target", "nvptx64-nvidia-cuda", "-Zbuild-std=core", "--target-dir"])
+        .args([
+            "rustc",
+            "--release",
+            "--target",
+            "nvptx64-nvidia-cuda",
+            "-Zbuild-std=core",
+            "--target-dir",
+        ])
         .arg(&target_dir)
         .arg("--")
         .arg(format!("--emit=asm={}", out.display()))
@@ -91,7 +103,11 @@ pub fn build(cargo: &Path, workspace_root: &Path, target_root: &Path, arch: Arch
     // A nested cargo must not inherit the outer build's flags, wrapper or cfg.
     for (k, _) in std::env::vars_os() {
         let k = k.to_string_lossy().to_string();
-        if k.starts_with("CARGO_CFG_") || k == "RUSTC_WORKSPACE_WRAPPER" || k == "RUSTC_WRAPPER" || k == "RUSTFLAGS" {
+        if k.starts_with("CARGO_CFG_")
+            || k == "RUSTC_WORKSPACE_WRAPPER"
+            || k == "RUSTC_WRAPPER"
+            || k == "RUSTFLAGS"
+        {
             cmd.env_remove(&k);
         }
     }
@@ -101,15 +117,23 @@ pub fn build(cargo: &Path, workspace_root: &Path, target_root: &Path, arch: Arch
         let fp = target_dir.join("nvptx64-nvidia-cuda/release/.fingerprint");
         if let Ok(rd) = std::fs::read_dir(&fp) {
             for e in rd.flatten() {
-                if e.file_name().to_string_lossy().starts_with("ferroflash-kernels-gpu") {
+                if e.file_name()
+                    .to_string_lossy()
+                    .starts_with("ferroflash-kernels-gpu")
+                {
                     let _ = std::fs::remove_dir_all(e.path());
                 }
             }
         }
     }
-    let status = cmd.status().map_err(|e| format!("running {}: {e}", cargo.display()))?;
+    let status = cmd
+        .status()
+        .map_err(|e| format!("running {}: {e}", cargo.display()))?;
     if !status.success() {
-        return Err(format!("kernels-gpu build for {} failed ({status})", arch.name()));
+        return Err(format!(
+            "kernels-gpu build for {} failed ({status})",
+            arch.name()
+        ));
     }
     check_self_contained(&out)?;
     Ok(out)
@@ -119,11 +143,18 @@ pub fn build(cargo: &Path, workspace_root: &Path, target_root: &Path, arch: Arch
 /// everything in), naming them.
 pub fn check_self_contained(ptx: &Path) -> Result<(), String> {
     let text = std::fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
-    let externs: Vec<&str> = text.lines().filter(|l| l.contains(".extern .func")).collect();
+    let externs: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(".extern .func"))
+        .collect();
     if externs.is_empty() {
         Ok(())
     } else {
-        Err(format!("{} keeps unresolved externs:\n{}", ptx.display(), externs.join("\n")))
+        Err(format!(
+            "{} keeps unresolved externs:\n{}",
+            ptx.display(),
+            externs.join("\n")
+        ))
     }
 }
 
@@ -132,7 +163,9 @@ pub fn entries(ptx: &str) -> Vec<String> {
     ptx.lines()
         .filter_map(|l| {
             let l = l.trim_start();
-            let rest = l.strip_prefix(".visible .entry ").or_else(|| l.strip_prefix(".entry "))?;
+            let rest = l
+                .strip_prefix(".visible .entry ")
+                .or_else(|| l.strip_prefix(".entry "))?;
             Some(rest.split('(').next()?.trim().to_string())
         })
         .collect()

@@ -23,7 +23,7 @@ pub fn reference_f64(p: &Problem, x: &Inputs) -> Output {
             let qr = &rows[token];
             let kvh = p.kv_head_of(h);
             let q = &x.q[row * d..(row + 1) * d];
-            let scale = x.q_scale as f64 * x.k_scale[kvh] as f64 * p.sm_scale as f64;
+            let scale = x.qk_scale(p, qr.request, kvh) as f64 * p.sm_scale as f64;
             let sink = x.sinks.as_ref().map(|s| s[h] as f64);
 
             // Pass 1: scores and their max.
@@ -62,7 +62,7 @@ pub fn reference_f64(p: &Problem, x: &Inputs) -> Output {
                 .chain(sink.as_ref())
                 .map(|&s| (s - m).exp())
                 .sum();
-            let v_scale = x.v_scale[kvh] as f64;
+            let v_scale = x.v_scale_of(p, qr.request, kvh) as f64;
             for (&s, &off) in scores.iter().zip(&offsets) {
                 let w = (s - m).exp() / denom * v_scale;
                 for (acc, &v) in out.iter_mut().zip(&x.v_pool[off..off + d]) {
@@ -106,7 +106,7 @@ pub fn dense_f64(p: &Problem, x: &Inputs) -> Output {
             };
             for h in 0..hq {
                 let kvh = h / (hq / hkv);
-                let scale = x.q_scale as f64 * x.k_scale[kvh] as f64 * p.sm_scale as f64;
+                let scale = x.qk_scale(p, r, kvh) as f64 * p.sm_scale as f64;
                 for i in 0..q_len {
                     let q = &x.q[((q0 + i) * hq + h) * d..][..d];
                     let pos = kv_len as i64 - q_len as i64 + i as i64;
@@ -138,7 +138,7 @@ pub fn dense_f64(p: &Problem, x: &Inputs) -> Output {
                         let pj = ej / sum;
                         for c in 0..d {
                             out.o[row * d + c] +=
-                                pj * v[(j * hkv + kvh) * d + c] * x.v_scale[kvh] as f64;
+                                pj * v[(j * hkv + kvh) * d + c] * x.v_scale_of(p, r, kvh) as f64;
                         }
                     }
                     out.lse[row] = max + sum.ln();

@@ -120,6 +120,7 @@ pub fn generate(p: &Problem, o: &GenOptions) -> Inputs {
         page_indptr,
         page_indices,
         q_scale,
+        request_scales: None,
         k_scale,
         v_scale,
         sinks,
@@ -188,7 +189,9 @@ impl SplitMix64 {
     }
     /// Approximately N(0, 1): a sum of four uniforms with matched variance (benchmark data).
     pub fn normal(&mut self) -> f32 {
-        let u: f32 = (0..4).map(|_| (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32).sum();
+        let u: f32 = (0..4)
+            .map(|_| (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32)
+            .sum();
         (u - 2.0) * 3f32.sqrt()
     }
     /// Fisher-Yates shuffle.

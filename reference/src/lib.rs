@@ -56,4 +56,4 @@ mod problem;
 pub use dtype::{DType, Storage};
 pub use exact::{dense_f64, reference_f64};
 pub use matched::reference_matched;
-pub use problem::{Inputs, Output, Problem, QueryRow};
+pub use problem::{Inputs, Output, Problem, QueryRow, RequestScales};

@@ -44,7 +44,7 @@ pub fn reference_matched(p: &Problem, x: &Inputs, out_dtype: DType) -> Output {
             let qr = &rows[token];
             let kvh = p.kv_head_of(h);
             let q = &x.q[row * d..(row + 1) * d];
-            let qk_scale = x.q_scale * x.k_scale[kvh] * p.sm_scale;
+            let qk_scale = x.qk_scale(p, qr.request, kvh) * p.sm_scale;
             let sink2 = x.sinks.as_ref().map(|s| s[h] * LOG2_E);
 
             let offsets: Vec<usize> = qr
@@ -83,7 +83,7 @@ pub fn reference_matched(p: &Problem, x: &Inputs, out_dtype: DType) -> Output {
                     *a += pj * v;
                 }
             }
-            let v_scale = x.v_scale[kvh];
+            let v_scale = x.v_scale_of(p, qr.request, kvh);
             for (dst, a) in out.iter_mut().zip(acc) {
                 *dst = out_dtype.round(a * v_scale / l) as f64;
             }

@@ -77,12 +77,13 @@ impl Problem {
         }
     }
 
-    /// The dtype the kernel stores softmax probabilities in before `P · V`: f16 when Q is f16,
-    /// bf16 otherwise (bf16 and fp8 Q).
+    /// The dtype the kernel stores softmax probabilities in before `P · V`: f16 when Q is f16
+    /// or K/V are fp8 (fp8 V is decoded to f16), bf16 otherwise.
     pub fn p_dtype(&self) -> DType {
-        match self.q_dtype {
-            DType::F16 => DType::F16,
-            DType::Bf16 | DType::E4m3 | DType::E5m2 => DType::Bf16,
+        if self.q_dtype == DType::F16 || self.kv_dtype.is_fp8() {
+            DType::F16
+        } else {
+            DType::Bf16
         }
     }
 
@@ -185,6 +186,8 @@ pub struct Inputs {
     pub v_scale: Vec<f32>,
     /// One sink logit per q head.
     pub sinks: Option<Vec<f32>>,
+    /// Extra per-(request, kv head) scale factors on top of the scales above.
+    pub request_scales: Option<RequestScales>,
     /// Raw codes of `q` in `q_dtype`.
     pub q_bits: Storage,
     /// Raw codes of `k_pool` in `kv_dtype`.
@@ -196,7 +199,15 @@ pub struct Inputs {
 impl Inputs {
     /// Inputs from element values already representable in `p`'s dtypes (the codes are their
     /// encodings), with unit scales and no sinks.
-    pub fn from_values(p: &Problem, q: Vec<f32>, k_pool: Vec<f32>, v_pool: Vec<f32>, num_pages: usize, page_indptr: Vec<u32>, page_indices: Vec<u32>) -> Inputs {
+    pub fn from_values(
+        p: &Problem,
+        q: Vec<f32>,
+        k_pool: Vec<f32>,
+        v_pool: Vec<f32>,
+        num_pages: usize,
+        page_indptr: Vec<u32>,
+        page_indices: Vec<u32>,
+    ) -> Inputs {
         Inputs {
             q_bits: Storage::encode(p.q_dtype, &q),
             k_bits: Storage::encode(p.kv_dtype, &k_pool),
@@ -211,7 +222,25 @@ impl Inputs {
             k_scale: vec![1.0; p.kv_heads],
             v_scale: vec![1.0; p.kv_heads],
             sinks: None,
+            request_scales: None,
         }
+    }
+
+    /// The factor on `q · k` of request `r`, kv head `kvh` (without `sm_scale`).
+    pub fn qk_scale(&self, p: &Problem, r: usize, kvh: usize) -> f32 {
+        let extra = self.request_scales.as_ref().map_or(1.0, |s| {
+            s.q[r * p.kv_heads + kvh] * s.k[r * p.kv_heads + kvh]
+        });
+        self.q_scale * self.k_scale[kvh] * extra
+    }
+
+    /// The factor on the output of request `r`, kv head `kvh`.
+    pub fn v_scale_of(&self, p: &Problem, r: usize, kvh: usize) -> f32 {
+        self.v_scale[kvh]
+            * self
+                .request_scales
+                .as_ref()
+                .map_or(1.0, |s| s.v[r * p.kv_heads + kvh])
     }
 
     /// Checks every length, the page table and that the codes have the dtypes' widths.
@@ -245,6 +274,21 @@ impl Inputs {
                     "{name}: {}-byte codes for dtype {d}",
                     s.elem_bytes()
                 ));
+            }
+        }
+        if let Some(s) = &self.request_scales {
+            let want = n * p.kv_heads;
+            for (name, v) in [
+                ("request q", &s.q),
+                ("request k", &s.k),
+                ("request v", &s.v),
+            ] {
+                if v.len() != want {
+                    return Err(format!(
+                        "{name} scales: length {}, expected {want}",
+                        v.len()
+                    ));
+                }
             }
         }
         if let Some(s) = &self.sinks {
@@ -294,6 +338,17 @@ impl Inputs {
         let page = self.page_indices[self.page_indptr[r] as usize + entry as usize];
         layout.row_offset_elems(page, slot, kvh as u32) as usize
     }
+}
+
+/// Per-(request, kv head) scale factors, `[num_requests * kv_heads]` each (request-major).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RequestScales {
+    /// Factors on Q's scale.
+    pub q: Vec<f32>,
+    /// Factors on K's scale.
+    pub k: Vec<f32>,
+    /// Factors on V's scale.
+    pub v: Vec<f32>,
 }
 
 /// Attention results in f64.

@@ -3,10 +3,17 @@
 //! every case run twice and required bitwise equal (a moving result is a race).
 
 use crate::{Case, CaseResult, Outcome};
-use ferroflash::{BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Device, Dtype16, Splits};
+use cudarc::driver::CudaSlice;
+use ferroflash::{
+    BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Device, Dtype16, Fp8Format, ScaleLayout,
+    Splits,
+};
 use ferroflash_reference::check::{compare, tolerance_for};
+use ferroflash_reference::gen::SplitMix64;
 use ferroflash_reference::gen::{generate, GenOptions, ScaleMode};
-use ferroflash_reference::{reference_f64, reference_matched, DType, Inputs, Problem, Storage};
+use ferroflash_reference::{
+    reference_f64, reference_matched, DType, Inputs, Problem, RequestScales, Storage,
+};
 
 /// One decode test configuration.
 #[derive(Clone, Debug)]
@@ -17,11 +24,15 @@ pub struct DecodeCase {
     pub group: usize,
     pub q_len: u32,
     pub kv_lens: Vec<u32>,
+    /// Q's dtype; the output is Q's type when 16-bit, else bf16.
     pub dtype: DType,
+    /// K/V dtype.
+    pub kv_dtype: DType,
     pub softcap: Option<f32>,
     pub window_left: Option<u32>,
     pub sinks: bool,
-    pub per_head_scales: bool,
+    /// Scale tables passed to the kernel (`None`: none, every scale is 1).
+    pub scales: Option<ScaleLayout>,
     pub scale: f32,
     pub splits: Splits,
     pub seed: u64,
@@ -29,7 +40,16 @@ pub struct DecodeCase {
 
 /// The awkward lengths of the house style for page size `page`.
 pub fn awkward_lens(page: u32) -> Vec<u32> {
-    let mut v = vec![0, 1, page.saturating_sub(1).max(1), page, page + 1, 54, 97, 4096];
+    let mut v = vec![
+        0,
+        1,
+        page.saturating_sub(1).max(1),
+        page,
+        page + 1,
+        54,
+        97,
+        4096,
+    ];
     v.dedup();
     v
 }
@@ -38,6 +58,76 @@ fn u16_bits(s: &Storage) -> &[u16] {
     match s {
         Storage::U16(v) => v,
         Storage::U8(_) => panic!("16-bit case with fp8 storage"),
+    }
+}
+
+/// A device copy of 16-bit or fp8 codes.
+enum Buf {
+    B16(CudaSlice<u16>),
+    B8(CudaSlice<u8>),
+}
+
+fn upload(dev: &Device, s: &Storage) -> Result<Buf, String> {
+    let st = dev.stream();
+    let e = |e| format!("upload: {e:?}");
+    Ok(match s {
+        Storage::U16(v) => Buf::B16(st.clone_htod(v).map_err(e)?),
+        Storage::U8(v) => Buf::B8(st.clone_htod(v).map_err(e)?),
+    })
+}
+
+/// The output dtype of a case: Q's when 16-bit, bf16 for all-fp8.
+pub fn out_dtype(q: DType) -> DType {
+    if q.is_fp8() {
+        DType::Bf16
+    } else {
+        q
+    }
+}
+
+/// The config fields for (q, kv) dtypes.
+pub fn config_dtypes(cfg: &mut DecodeConfig, q: DType, kv: DType) {
+    cfg.dtype = if out_dtype(q) == DType::F16 {
+        Dtype16::F16
+    } else {
+        Dtype16::Bf16
+    };
+    cfg.kv_fp8 = match kv {
+        DType::E4m3 => Some(Fp8Format::E4m3),
+        DType::E5m2 => Some(Fp8Format::E5m2),
+        _ => None,
+    };
+    cfg.q_fp8 = q.is_fp8();
+}
+
+/// The scale tables of `x` in `layout`: (q, k, v), each `scale_len` long; per (request, kv
+/// head) the generated per-head scales times random request factors (stored in `x`).
+fn scale_tables(x: &mut Inputs, p: &Problem, layout: ScaleLayout, seed: u64) -> [Vec<f32>; 3] {
+    let hkv = p.kv_heads;
+    match layout {
+        ScaleLayout::PerTensor => [vec![x.q_scale], vec![x.k_scale[0]], vec![x.v_scale[0]]],
+        ScaleLayout::PerKvHead => [vec![x.q_scale; hkv], x.k_scale.clone(), x.v_scale.clone()],
+        ScaleLayout::PerRequestKvHead => {
+            let n = p.num_requests() * hkv;
+            let mut rng = SplitMix64(seed ^ 0x5ca1e);
+            let mut draw = || {
+                (0..n)
+                    .map(|_| 0.5 + 1.5 * (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32)
+                    .collect::<Vec<f32>>()
+            };
+            let rs = RequestScales {
+                q: draw(),
+                k: draw(),
+                v: draw(),
+            };
+            let tabs = [
+                (0..n).map(|i| x.q_scale * rs.q[i]).collect(),
+                (0..n).map(|i| x.k_scale[i % hkv] * rs.k[i]).collect(),
+                (0..n).map(|i| x.v_scale[i % hkv] * rs.v[i]).collect(),
+            ];
+            x.request_scales = Some(rs);
+            tabs
+        }
     }
 }
 
@@ -54,37 +144,67 @@ pub fn run_case(dev: &Device, c: &DecodeCase) -> Result<String, String> {
         softcap: c.softcap,
         window_left: c.window_left,
         q_dtype: c.dtype,
-        kv_dtype: c.dtype,
+        kv_dtype: c.kv_dtype,
     };
     let opts = GenOptions {
         seed: c.seed,
         spare_pages: 5,
         scale: c.scale,
         sinks: c.sinks,
-        kv_scale_mode: if c.per_head_scales { ScaleMode::PerHead } else { ScaleMode::PerTensor },
+        kv_scale_mode: if matches!(
+            c.scales,
+            Some(ScaleLayout::PerKvHead | ScaleLayout::PerRequestKvHead)
+        ) {
+            ScaleMode::PerHead
+        } else {
+            ScaleMode::PerTensor
+        },
     };
-    let x: Inputs = generate(&problem, &opts);
-    let dtype = if c.dtype == DType::F16 { Dtype16::F16 } else { Dtype16::Bf16 };
-    let mut cfg = DecodeConfig::new(problem.q_heads as u32, c.kv_heads as u32, c.head_dim as u32, c.page_size as u32, x.num_pages as u32, dtype);
+    let mut x: Inputs = generate(&problem, &opts);
+    let tabs = c.scales.map(|l| scale_tables(&mut x, &problem, l, c.seed));
+    let out = out_dtype(c.dtype);
+    let mut cfg = DecodeConfig::new(
+        problem.q_heads as u32,
+        c.kv_heads as u32,
+        c.head_dim as u32,
+        c.page_size as u32,
+        x.num_pages as u32,
+        Dtype16::Bf16,
+    );
+    config_dtypes(&mut cfg, c.dtype, c.kv_dtype);
+    cfg.scales = c.scales.unwrap_or_default();
     cfg.softcap = c.softcap;
     cfg.window_left = c.window_left;
     cfg.splits = c.splits;
     cfg.sm_scale = Some(problem.sm_scale);
     let q_indptr = problem.q_indptr();
-    let plan = DecodePlan::new(dev, &cfg, &BatchTables { q_indptr: &q_indptr, kv_lens: &c.kv_lens, page_indptr: &x.page_indptr, page_indices: &x.page_indices })
-        .map_err(|e| format!("plan: {e}"))?;
+    let plan = DecodePlan::new(
+        dev,
+        &cfg,
+        &BatchTables {
+            q_indptr: &q_indptr,
+            kv_lens: &c.kv_lens,
+            page_indptr: &x.page_indptr,
+            page_indices: &x.page_indices,
+        },
+    )
+    .map_err(|e| format!("plan: {e}"))?;
     let s = dev.stream();
     let up16 = |v: &[u16]| s.clone_htod(v).map_err(|e| format!("upload: {e:?}"));
     let upf = |v: &[f32]| s.clone_htod(v).map_err(|e| format!("upload: {e:?}"));
-    let g_q = up16(u16_bits(&x.q_bits))?;
-    let g_k = up16(u16_bits(&x.k_bits))?;
-    let g_v = up16(u16_bits(&x.v_bits))?;
+    let (g_q, g_k, g_v) = (
+        upload(dev, &x.q_bits)?,
+        upload(dev, &x.k_bits)?,
+        upload(dev, &x.v_bits)?,
+    );
     let g_sinks = match &x.sinks {
         Some(v) => Some(upf(v)?),
         None => None,
     };
-    let g_ks = upf(&x.k_scale)?;
-    let g_vs = upf(&x.v_scale)?;
+    let g_tabs = match &tabs {
+        Some([q, k, v]) => Some([upf(q)?, upf(k)?, upf(v)?]),
+        None => None,
+    };
     let n_o = problem.total_tokens() * problem.q_heads * c.head_dim;
     let n_lse = problem.total_tokens() * problem.q_heads;
     let mut outs = Vec::new();
@@ -92,38 +212,78 @@ pub fn run_case(dev: &Device, c: &DecodeCase) -> Result<String, String> {
         // NaN-poisoned outputs (0x7fc0 is NaN in bf16 and f16): an element the kernel forgets to write fails the NaN parity check.
         let mut g_o = up16(&vec![0x7fc0u16; n_o])?;
         let mut g_lse = upf(&vec![f32::NAN; n_lse])?;
-        plan.run(
-            dev,
-            DecodeTensors {
-                q: &g_q,
-                k_pool: &g_k,
-                v_pool: &g_v,
-                o: &mut g_o,
-                lse: Some(&mut g_lse),
-                sinks: g_sinks.as_ref(),
-                k_scale: c.per_head_scales.then_some(&g_ks),
-                v_scale: c.per_head_scales.then_some(&g_vs),
-            },
-        )
+        macro_rules! run_with {
+            ($q:expr, $k:expr, $v:expr) => {
+                plan.run(
+                    dev,
+                    DecodeTensors {
+                        q: $q,
+                        k_pool: $k,
+                        v_pool: $v,
+                        o: &mut g_o,
+                        lse: Some(&mut g_lse),
+                        sinks: g_sinks.as_ref(),
+                        q_scale: g_tabs.as_ref().map(|t| &t[0]),
+                        k_scale: g_tabs.as_ref().map(|t| &t[1]),
+                        v_scale: g_tabs.as_ref().map(|t| &t[2]),
+                    },
+                )
+            };
+        }
+        match (&g_q, &g_k, &g_v) {
+            (Buf::B16(q), Buf::B16(k), Buf::B16(v)) => run_with!(q, k, v),
+            (Buf::B16(q), Buf::B8(k), Buf::B8(v)) => run_with!(q, k, v),
+            (Buf::B8(q), Buf::B8(k), Buf::B8(v)) => run_with!(q, k, v),
+            _ => return Err("unsupported dtype combination in the test".into()),
+        }
         .map_err(|e| format!("run: {e}"))?;
         s.synchronize().map_err(|e| format!("kernel: {e:?}"))?;
         let o: Vec<u16> = s.clone_dtoh(&g_o).map_err(|e| format!("{e:?}"))?;
         let lse: Vec<f32> = s.clone_dtoh(&g_lse).map_err(|e| format!("{e:?}"))?;
         outs.push((o, lse));
     }
-    if outs[0].0 != outs[1].0 || outs[0].1.iter().map(|x| x.to_bits()).ne(outs[1].1.iter().map(|x| x.to_bits())) {
+    if outs[0].0 != outs[1].0
+        || outs[0]
+            .1
+            .iter()
+            .map(|x| x.to_bits())
+            .ne(outs[1].1.iter().map(|x| x.to_bits()))
+    {
         return Err("two runs of the same plan differ bitwise (race?)".into());
     }
     let (o_bits, lse) = &outs[0];
-    let o: Vec<f32> = o_bits.iter().map(|&b| if dtype == Dtype16::F16 { half::f16::from_bits(b).to_f32() } else { half::bf16::from_bits(b).to_f32() }).collect();
+    let o: Vec<f32> = o_bits
+        .iter()
+        .map(|&b| {
+            if out == DType::F16 {
+                half::f16::from_bits(b).to_f32()
+            } else {
+                half::bf16::from_bits(b).to_f32()
+            }
+        })
+        .collect();
     let reference = reference_f64(&problem, &x);
-    let matched = reference_matched(&problem, &x, c.dtype);
-    let report = compare(&o, lse, &reference, &matched, tolerance_for(c.dtype, c.dtype)).map_err(|e| format!("{e} [seed {}]", c.seed))?;
-    Ok(format!("{report}; {} CTAs, {} merges, {}", plan.plan().work.len(), plan.plan().merge.len(), plan.kernel()))
+    let matched = reference_matched(&problem, &x, out);
+    let report = compare(
+        &o,
+        lse,
+        &reference,
+        &matched,
+        tolerance_for(out, c.kv_dtype),
+    )
+    .map_err(|e| format!("{e} [seed {}]", c.seed))?;
+    Ok(format!(
+        "{report}; {} CTAs, {} merges, {}",
+        plan.plan().work.len(),
+        plan.plan().merge.len(),
+        plan.kernel()
+    ))
 }
 
 fn case_result(dev: &Device, c: &DecodeCase) -> CaseResult {
-    run_case(dev, c).map(|_| Outcome::Pass).map_err(|e| format!("{e}\n    case: {c:?}"))
+    run_case(dev, c)
+        .map(|_| Outcome::Pass)
+        .map_err(|e| format!("{e}\n    case: {c:?}"))
 }
 
 /// The sweep: every (head dim, page size, ratio) with new-token counts, dtypes, options and
@@ -142,14 +302,80 @@ pub fn sweep() -> Vec<DecodeCase> {
                     group,
                     q_len,
                     kv_lens: awkward_lens(page),
-                    dtype: if i.is_multiple_of(2) { DType::Bf16 } else { DType::F16 },
+                    dtype: if i.is_multiple_of(2) {
+                        DType::Bf16
+                    } else {
+                        DType::F16
+                    },
+                    kv_dtype: if i.is_multiple_of(2) {
+                        DType::Bf16
+                    } else {
+                        DType::F16
+                    },
                     softcap: (i % 5 == 1).then_some(30.0),
                     window_left: (i % 7 == 3).then_some(40),
                     sinks: i % 4 == 2,
-                    per_head_scales: i % 6 == 5,
+                    scales: (i % 6 == 5).then_some(ScaleLayout::PerKvHead),
                     scale: [0.5, 1.0, 3.0, 8.0][(i % 4) as usize],
-                    splits: [Splits::Auto, Splits::Fixed(1), Splits::Fixed(3), Splits::Auto][(i % 4) as usize],
+                    splits: [
+                        Splits::Auto,
+                        Splits::Fixed(1),
+                        Splits::Fixed(3),
+                        Splits::Auto,
+                    ][(i % 4) as usize],
                     seed: 1000 + i,
+                });
+                i += 1;
+            }
+        }
+    }
+    v
+}
+
+/// The fp8 sweep: every (head dim, page size) with two head ratios, cycling the fp8 modes
+/// (bf16/f16 Q over an e4m3/e5m2 cache, all-e4m3, all-e5m2), the scale layouts, new tokens,
+/// options, input scales and splits, each over a ragged batch of the awkward lengths.
+pub fn sweep_fp8() -> Vec<DecodeCase> {
+    let modes = [
+        (DType::Bf16, DType::E4m3),
+        (DType::F16, DType::E5m2),
+        (DType::E4m3, DType::E4m3),
+        (DType::Bf16, DType::E5m2),
+        (DType::F16, DType::E4m3),
+        (DType::E5m2, DType::E5m2),
+    ];
+    let layouts = [
+        ScaleLayout::PerTensor,
+        ScaleLayout::PerKvHead,
+        ScaleLayout::PerRequestKvHead,
+    ];
+    let mut v = Vec::new();
+    let mut i = 0u64;
+    for head_dim in [64, 128, 256] {
+        for page in [1u32, 3, 16, 64] {
+            for group in [[1, 8], [4, 12], [7, 4]][(i % 3) as usize] {
+                let (q, kv) = modes[(i % 6) as usize];
+                v.push(DecodeCase {
+                    head_dim,
+                    page_size: page as usize,
+                    kv_heads: 2,
+                    group,
+                    q_len: [1, 4, 16, 2][(i % 4) as usize],
+                    kv_lens: awkward_lens(page),
+                    dtype: q,
+                    kv_dtype: kv,
+                    softcap: (i % 5 == 1).then_some(30.0),
+                    window_left: (i % 7 == 3).then_some(40),
+                    sinks: i % 4 == 2,
+                    scales: Some(layouts[(i % 3) as usize]),
+                    scale: [1.0, 0.5, 3.0][(i % 3) as usize],
+                    splits: [
+                        Splits::Auto,
+                        Splits::Fixed(1),
+                        Splits::Fixed(3),
+                        Splits::Auto,
+                    ][(i % 4) as usize],
+                    seed: 5000 + i,
                 });
                 i += 1;
             }
@@ -161,28 +387,111 @@ pub fn sweep() -> Vec<DecodeCase> {
 /// Named cases for the suite.
 pub fn cases() -> Vec<Case> {
     vec![
-        Case { name: "decode/sweep_dims_pages_ratios_tokens", run: |d| {
-            for c in sweep() {
-                case_result(d, &c)?;
-            }
-            Ok(Outcome::Pass)
-        } },
-        Case { name: "decode/splits1_equals_splitsn", run: splits_agree },
-        Case { name: "decode/empty_requests_zero_and_neg_inf", run: empty_requests },
-        Case { name: "decode/bad_tensors_rejected_before_launch", run: bad_tensors },
-        Case { name: "decode/cuda_graph_replay_after_update", run: graph_replay },
+        Case {
+            name: "decode/sweep_dims_pages_ratios_tokens",
+            run: |d| {
+                for c in sweep() {
+                    case_result(d, &c)?;
+                }
+                Ok(Outcome::Pass)
+            },
+        },
+        Case {
+            name: "decode/fp8_sweep_modes_pages_ratios_scales",
+            run: |d| {
+                for c in sweep_fp8() {
+                    case_result(d, &c)?;
+                }
+                Ok(Outcome::Pass)
+            },
+        },
+        Case {
+            name: "decode/sm80_module_on_this_gpu",
+            run: sm80_module,
+        },
+        Case {
+            name: "decode/splits1_equals_splitsn",
+            run: splits_agree,
+        },
+        Case {
+            name: "decode/empty_requests_zero_and_neg_inf",
+            run: empty_requests,
+        },
+        Case {
+            name: "decode/bad_tensors_rejected_before_launch",
+            run: bad_tensors,
+        },
+        Case {
+            name: "decode/cuda_graph_replay_after_update",
+            run: graph_replay,
+        },
     ]
 }
 
 fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32>) -> DecodeCase {
-    DecodeCase { head_dim, page_size: page, kv_heads: 8, group, q_len, kv_lens, dtype: DType::Bf16, softcap: None, window_left: None, sinks: false, per_head_scales: false, scale: 1.0, splits: Splits::Auto, seed: 7 }
+    DecodeCase {
+        head_dim,
+        page_size: page,
+        kv_heads: 8,
+        group,
+        q_len,
+        kv_lens,
+        dtype: DType::Bf16,
+        kv_dtype: DType::Bf16,
+        softcap: None,
+        window_left: None,
+        sinks: false,
+        scales: None,
+        scale: 1.0,
+        splits: Splits::Auto,
+        seed: 7,
+    }
+}
+
+/// The portable sm_80 module (mma.sync, software fp8 decoding, `mbarrier.test_wait`) on this
+/// GPU: every fp8 mode and both 16-bit types over a few shapes. Skips where this GPU runs the
+/// sm_80 module anyway.
+fn sm80_module(d: &Device) -> CaseResult {
+    use ferroflash::ModuleArch;
+    if d.arch() == ModuleArch::Sm80 {
+        return Ok(Outcome::Skip(
+            "this GPU runs the sm_80 module in every other case".into(),
+        ));
+    }
+    let d80 = Device::with_module(
+        d.context().new_stream().map_err(|e| format!("{e:?}"))?,
+        ModuleArch::Sm80,
+    )
+    .map_err(|e| e.to_string())?;
+    let all = sweep_fp8();
+    for (i, mut c) in all.into_iter().enumerate().filter(|(i, _)| i % 5 == 0) {
+        case_result(&d80, &c)?;
+        if i % 10 == 0 {
+            (c.dtype, c.kv_dtype, c.scales) = (DType::F16, DType::F16, None);
+            case_result(&d80, &c)?;
+        }
+    }
+    Ok(Outcome::Pass)
 }
 
 fn splits_agree(d: &Device) -> CaseResult {
-    for splits in [Splits::Fixed(1), Splits::Fixed(2), Splits::Fixed(7), Splits::Auto] {
-        let mut c = base(128, 16, 4, 1, vec![3000, 17, 0, 1200]);
-        c.splits = splits;
-        case_result(d, &c)?;
+    for (q, kv) in [
+        (DType::Bf16, DType::Bf16),
+        (DType::Bf16, DType::E4m3),
+        (DType::E4m3, DType::E4m3),
+    ] {
+        for splits in [
+            Splits::Fixed(1),
+            Splits::Fixed(2),
+            Splits::Fixed(7),
+            Splits::Auto,
+        ] {
+            let mut c = base(128, 16, 4, 1, vec![3000, 17, 0, 1200]);
+            (c.dtype, c.kv_dtype) = (q, kv);
+            c.scales = kv.is_fp8().then_some(ScaleLayout::PerRequestKvHead);
+            c.splits = splits;
+            case_result(d, &c)?;
+        }
     }
     Ok(Outcome::Pass)
 }
@@ -201,16 +510,43 @@ fn bad_tensors(d: &Device) -> CaseResult {
     use ferroflash::{Error, RawTensors};
     let cfg = DecodeConfig::new(8, 2, 128, 16, 4, Dtype16::Bf16);
     let (q_indptr, kv_lens, page_indptr, page_indices) = ([0u32, 1], [20u32], [0u32, 2], [3u32, 1]);
-    let plan = DecodePlan::new(d, &cfg, &BatchTables { q_indptr: &q_indptr, kv_lens: &kv_lens, page_indptr: &page_indptr, page_indices: &page_indices }).map_err(|e| e.to_string())?;
+    let plan = DecodePlan::new(
+        d,
+        &cfg,
+        &BatchTables {
+            q_indptr: &q_indptr,
+            kv_lens: &kv_lens,
+            page_indptr: &page_indptr,
+            page_indices: &page_indices,
+        },
+    )
+    .map_err(|e| e.to_string())?;
     let s = d.stream();
-    let alloc16 = |n: usize| s.clone_htod(&vec![0x7fc0u16; n]).map_err(|e| format!("{e:?}"));
+    let alloc16 = |n: usize| {
+        s.clone_htod(&vec![0x7fc0u16; n])
+            .map_err(|e| format!("{e:?}"))
+    };
     let pool = cfg.pool_elems();
     let (q, k, v) = (alloc16(8 * 128)?, alloc16(pool)?, alloc16(pool)?);
     let short_q = alloc16(8 * 128 - 1)?;
-    let q32 = s.clone_htod(&vec![0f32; 8 * 128]).map_err(|e| format!("{e:?}"))?;
+    let q32 = s
+        .clone_htod(&vec![0f32; 8 * 128])
+        .map_err(|e| format!("{e:?}"))?;
     let mut o = alloc16(8 * 128)?;
-    let mut o32 = s.clone_htod(&vec![0f32; 8 * 128]).map_err(|e| format!("{e:?}"))?;
-    let t = |q, o| DecodeTensors { q, k_pool: &k, v_pool: &v, o, lse: None, sinks: None, k_scale: None, v_scale: None };
+    let mut o32 = s
+        .clone_htod(&vec![0f32; 8 * 128])
+        .map_err(|e| format!("{e:?}"))?;
+    let t = |q, o| DecodeTensors {
+        q,
+        k_pool: &k,
+        v_pool: &v,
+        o,
+        lse: None,
+        sinks: None,
+        q_scale: None,
+        k_scale: None,
+        v_scale: None,
+    };
     match plan.run(d, t(&short_q, &mut o)) {
         Err(Error::ShapeMismatch { name: "q", .. }) => {}
         r => return Err(format!("short q: {r:?}")),
@@ -220,11 +556,30 @@ fn bad_tensors(d: &Device) -> CaseResult {
         Err(Error::ShapeMismatch { name: "o", .. }) => {}
         r => return Err(format!("long o: {r:?}")),
     }
-    match plan.run(d, DecodeTensors { q: &q32, k_pool: &q32, v_pool: &q32, o: &mut o32, lse: None, sinks: None, k_scale: None, v_scale: None }) {
+    match plan.run(
+        d,
+        DecodeTensors {
+            q: &q32,
+            k_pool: &q32,
+            v_pool: &q32,
+            o: &mut o32,
+            lse: None,
+            sinks: None,
+            q_scale: None,
+            k_scale: None,
+            v_scale: None,
+        },
+    ) {
         Err(Error::DtypeMismatch { name: "q", .. }) => {}
         r => return Err(format!("f32 q: {r:?}")),
     }
-    let raw = |q: u64| RawTensors { q, k_pool: 256, v_pool: 512, o: 768, ..Default::default() };
+    let raw = |q: u64| RawTensors {
+        q,
+        k_pool: 256,
+        v_pool: 512,
+        o: 768,
+        ..Default::default()
+    };
     // SAFETY: rejected by the alignment check before anything is launched.
     match unsafe { plan.run_raw(d, raw(4096 + 2), s.cu_stream()) } {
         Err(Error::Misaligned { name: "q", .. }) => {}
@@ -234,6 +589,61 @@ fn bad_tensors(d: &Device) -> CaseResult {
     match unsafe { plan.run_raw(d, raw(0), s.cu_stream()) } {
         Err(Error::InvalidArgument { name: "q", .. }) => {}
         r => return Err(format!("null q: {r:?}")),
+    }
+    // An fp8 cache config: 16-bit pools and a wrong-length scale table are refused.
+    let mut cfg8 = cfg.clone();
+    cfg8.kv_fp8 = Some(Fp8Format::E4m3);
+    let plan8 = DecodePlan::new(
+        d,
+        &cfg8,
+        &BatchTables {
+            q_indptr: &q_indptr,
+            kv_lens: &kv_lens,
+            page_indptr: &page_indptr,
+            page_indices: &page_indices,
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    match plan8.run(
+        d,
+        DecodeTensors {
+            q: &q,
+            k_pool: &k,
+            v_pool: &v,
+            o: &mut o,
+            lse: None,
+            sinks: None,
+            q_scale: None,
+            k_scale: None,
+            v_scale: None,
+        },
+    ) {
+        Err(Error::DtypeMismatch { name: "k_pool", .. }) => {}
+        r => return Err(format!("16-bit pools for an e4m3 cache: {r:?}")),
+    }
+    let (k8, v8) = (
+        s.alloc_zeros::<u8>(pool).map_err(|e| format!("{e:?}"))?,
+        s.alloc_zeros::<u8>(pool).map_err(|e| format!("{e:?}"))?,
+    );
+    let bad_scale = s.clone_htod(&[1f32; 3]).map_err(|e| format!("{e:?}"))?;
+    match plan8.run(
+        d,
+        DecodeTensors {
+            q: &q,
+            k_pool: &k8,
+            v_pool: &v8,
+            o: &mut o,
+            lse: None,
+            sinks: None,
+            q_scale: None,
+            k_scale: Some(&bad_scale),
+            v_scale: None,
+        },
+    ) {
+        Err(Error::ShapeMismatch {
+            name: "k_scale", ..
+        }) => {}
+        r => return Err(format!("3 k scales for 2 kv heads: {r:?}")),
     }
     s.synchronize().map_err(|e| format!("{e:?}"))?;
     let after: Vec<u16> = s.clone_dtoh(&o).map_err(|e| format!("{e:?}"))?;
@@ -251,8 +661,19 @@ fn graph_replay(d: &Device) -> CaseResult {
     use cudarc::driver::{DevicePtr, DevicePtrMut};
     use ferroflash::{GraphCapacity, RawTensors};
     let (kv_heads, group, head_dim, page, pool_pages) = (4usize, 4usize, 128usize, 16usize, 400u32);
-    let cap = GraphCapacity { max_requests: 4, max_new_tokens: 4, max_page_entries: pool_pages };
-    let cfg = DecodeConfig::new((kv_heads * group) as u32, kv_heads as u32, head_dim as u32, page as u32, pool_pages, Dtype16::Bf16);
+    let cap = GraphCapacity {
+        max_requests: 4,
+        max_new_tokens: 4,
+        max_page_entries: pool_pages,
+    };
+    let cfg = DecodeConfig::new(
+        (kv_heads * group) as u32,
+        kv_heads as u32,
+        head_dim as u32,
+        page as u32,
+        pool_pages,
+        Dtype16::Bf16,
+    );
     let mut plan = DecodePlan::for_graphs(d, &cfg, cap).map_err(|e| e.to_string())?;
     let s = d.stream();
     let err = |e: cudarc::driver::DriverError| format!("{e:?}");
@@ -261,7 +682,9 @@ fn graph_replay(d: &Device) -> CaseResult {
     let mut g_k = s.alloc_zeros::<u16>(cfg.pool_elems()).map_err(err)?;
     let mut g_v = s.alloc_zeros::<u16>(cfg.pool_elems()).map_err(err)?;
     let mut g_o = s.alloc_zeros::<u16>(rows).map_err(err)?;
-    let mut g_lse = s.alloc_zeros::<f32>(cap.max_tokens() * kv_heads * group).map_err(err)?;
+    let mut g_lse = s
+        .alloc_zeros::<f32>(cap.max_tokens() * kv_heads * group)
+        .map_err(err)?;
     let raw = RawTensors {
         q: g_q.device_ptr(s).0,
         k_pool: g_k.device_ptr(s).0,
@@ -271,12 +694,19 @@ fn graph_replay(d: &Device) -> CaseResult {
         ..Default::default()
     };
     s.synchronize().map_err(err)?;
-    s.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL).map_err(err)?;
+    s.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+        .map_err(err)?;
     // SAFETY: the buffers above are sized for the capacity and outlive the graph.
     let captured = unsafe { plan.run_raw(d, raw, s.cu_stream()) };
-    let graph = s.end_capture(CUgraphInstantiate_flags(0)).map_err(err)?.ok_or("empty graph")?;
+    let graph = s
+        .end_capture(CUgraphInstantiate_flags(0))
+        .map_err(err)?
+        .ok_or("empty graph")?;
     captured.map_err(|e| e.to_string())?;
-    let batches: [(Vec<u32>, Vec<u32>); 2] = [(vec![1, 4, 2], vec![100, 1500, 0]), (vec![4, 1, 1, 3], vec![3000, 17, 64, 900])];
+    let batches: [(Vec<u32>, Vec<u32>); 2] = [
+        (vec![1, 4, 2], vec![100, 1500, 0]),
+        (vec![4, 1, 1, 3], vec![3000, 17, 64, 900]),
+    ];
     for (seed, (q_lens, kv_lens)) in batches.iter().enumerate() {
         let problem = Problem {
             q_heads: kv_heads * group,
@@ -291,23 +721,53 @@ fn graph_replay(d: &Device) -> CaseResult {
             q_dtype: DType::Bf16,
             kv_dtype: DType::Bf16,
         };
-        let x = generate(&problem, &GenOptions { seed: 77 + seed as u64, ..GenOptions::default() });
+        let x = generate(
+            &problem,
+            &GenOptions {
+                seed: 77 + seed as u64,
+                ..GenOptions::default()
+            },
+        );
         let q_indptr = problem.q_indptr();
-        plan.update(d, &BatchTables { q_indptr: &q_indptr, kv_lens, page_indptr: &x.page_indptr, page_indices: &x.page_indices }).map_err(|e| e.to_string())?;
-        s.memcpy_htod(u16_bits(&x.q_bits), &mut g_q.slice_mut(..x.q.len())).map_err(err)?;
-        s.memcpy_htod(u16_bits(&x.k_bits), &mut g_k.slice_mut(..x.k_pool.len())).map_err(err)?;
-        s.memcpy_htod(u16_bits(&x.v_bits), &mut g_v.slice_mut(..x.v_pool.len())).map_err(err)?;
-        s.memcpy_htod(&vec![0x7fc0u16; rows], &mut g_o).map_err(err)?;
-        s.memcpy_htod(&vec![f32::NAN; g_lse.len()], &mut g_lse).map_err(err)?;
+        plan.update(
+            d,
+            &BatchTables {
+                q_indptr: &q_indptr,
+                kv_lens,
+                page_indptr: &x.page_indptr,
+                page_indices: &x.page_indices,
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        s.memcpy_htod(u16_bits(&x.q_bits), &mut g_q.slice_mut(..x.q.len()))
+            .map_err(err)?;
+        s.memcpy_htod(u16_bits(&x.k_bits), &mut g_k.slice_mut(..x.k_pool.len()))
+            .map_err(err)?;
+        s.memcpy_htod(u16_bits(&x.v_bits), &mut g_v.slice_mut(..x.v_pool.len()))
+            .map_err(err)?;
+        s.memcpy_htod(&vec![0x7fc0u16; rows], &mut g_o)
+            .map_err(err)?;
+        s.memcpy_htod(&vec![f32::NAN; g_lse.len()], &mut g_lse)
+            .map_err(err)?;
         graph.launch().map_err(err)?;
         s.synchronize().map_err(err)?;
         let n_o = x.q.len();
         let o_bits: Vec<u16> = s.clone_dtoh(&g_o).map_err(err)?;
         let lse: Vec<f32> = s.clone_dtoh(&g_lse).map_err(err)?;
-        let o: Vec<f32> = o_bits[..n_o].iter().map(|&b| half::bf16::from_bits(b).to_f32()).collect();
+        let o: Vec<f32> = o_bits[..n_o]
+            .iter()
+            .map(|&b| half::bf16::from_bits(b).to_f32())
+            .collect();
         let reference = reference_f64(&problem, &x);
         let matched = reference_matched(&problem, &x, DType::Bf16);
-        compare(&o, &lse[..n_o / head_dim], &reference, &matched, tolerance_for(DType::Bf16, DType::Bf16)).map_err(|e| format!("batch {seed} after update: {e}"))?;
+        compare(
+            &o,
+            &lse[..n_o / head_dim],
+            &reference,
+            &matched,
+            tolerance_for(DType::Bf16, DType::Bf16),
+        )
+        .map_err(|e| format!("batch {seed} after update: {e}"))?;
         // SAFETY: same buffers as the captured call.
         unsafe { plan.run_raw(d, raw, s.cu_stream()) }.map_err(|e| e.to_string())?;
         s.synchronize().map_err(err)?;
@@ -317,11 +777,27 @@ fn graph_replay(d: &Device) -> CaseResult {
         }
     }
     // Beyond the capacity: typed errors, the plan keeps its last batch.
-    let too_many = plan.update(d, &BatchTables { q_indptr: &[0, 1, 2, 3, 4, 5], kv_lens: &[1; 5], page_indptr: &[0, 1, 2, 3, 4, 5], page_indices: &[0, 1, 2, 3, 4] });
+    let too_many = plan.update(
+        d,
+        &BatchTables {
+            q_indptr: &[0, 1, 2, 3, 4, 5],
+            kv_lens: &[1; 5],
+            page_indptr: &[0, 1, 2, 3, 4, 5],
+            page_indices: &[0, 1, 2, 3, 4],
+        },
+    );
     if too_many.is_ok() {
         return Err("update with 5 requests over a capacity of 4 was accepted".into());
     }
-    let long = plan.update(d, &BatchTables { q_indptr: &[0, 5], kv_lens: &[5], page_indptr: &[0, 1], page_indices: &[0] });
+    let long = plan.update(
+        d,
+        &BatchTables {
+            q_indptr: &[0, 5],
+            kv_lens: &[5],
+            page_indptr: &[0, 1],
+            page_indices: &[0],
+        },
+    );
     if !matches!(long, Err(ferroflash::Error::NewTokens { .. })) {
         return Err(format!("5 new tokens over a capacity of 4: {long:?}"));
     }

@@ -51,11 +51,21 @@ pub fn skip_or_fail(e: Error) -> CaseResult {
 /// Run the cases whose name contains `filter` (all when `None`), printing one line each and a
 /// closing `N passed, N failed, N skipped` line.
 pub fn run(filter: Option<&str>) -> Summary {
-    let cases: Vec<Case> = all_cases().into_iter().filter(|c| filter.is_none_or(|f| c.name.contains(f))).collect();
+    let cases: Vec<Case> = all_cases()
+        .into_iter()
+        .filter(|c| filter.is_none_or(|f| c.name.contains(f)))
+        .collect();
     let mut s = Summary::default();
     let dev = match Device::new(0) {
         Ok(d) => {
-            println!("device: {} (sm_{}{}, {} SMs), module {}", d.caps().name, d.caps().compute_capability.0, d.caps().compute_capability.1, d.caps().sm_count, d.arch().name());
+            println!(
+                "device: {} (sm_{}{}, {} SMs), module {}",
+                d.caps().name,
+                d.caps().compute_capability.0,
+                d.caps().compute_capability.1,
+                d.caps().sm_count,
+                d.arch().name()
+            );
             Some(d)
         }
         Err(e) => {
@@ -67,11 +77,13 @@ pub fn run(filter: Option<&str>) -> Summary {
         let t0 = Instant::now();
         let outcome = match &dev {
             None => Outcome::Skip("no CUDA GPU on this machine".into()),
-            Some(d) => match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (c.run)(d))) {
-                Ok(Ok(o)) => o,
-                Ok(Err(msg)) => Outcome::Fail(msg),
-                Err(_) => Outcome::Fail("panicked".into()),
-            },
+            Some(d) => {
+                match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (c.run)(d))) {
+                    Ok(Ok(o)) => o,
+                    Ok(Err(msg)) => Outcome::Fail(msg),
+                    Err(_) => Outcome::Fail("panicked".into()),
+                }
+            }
         };
         let ms = t0.elapsed().as_secs_f64() * 1e3;
         match outcome {
@@ -89,7 +101,10 @@ pub fn run(filter: Option<&str>) -> Summary {
             }
         }
     }
-    println!("{} passed, {} failed, {} skipped", s.passed, s.failed, s.skipped);
+    println!(
+        "{} passed, {} failed, {} skipped",
+        s.passed, s.failed, s.skipped
+    );
     s
 }
 

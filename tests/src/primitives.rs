@@ -9,19 +9,58 @@ use half::{bf16, f16};
 /// The primitive cases.
 pub fn cases() -> Vec<Case> {
     vec![
-        Case { name: "prim/special_registers", run: sreg },
-        Case { name: "prim/cp_async_zfill", run: cp_async },
-        Case { name: "prim/ld_global_v4_nc_and_plain", run: ld_nc_v4 },
-        Case { name: "prim/shfl_bfly_idx", run: shfl },
-        Case { name: "prim/ldmatrix_x4_trans", run: ldmatrix },
-        Case { name: "prim/mma_m16n8k16_bf16", run: |d| mma(d, n::MMA_BF16, Elem::Bf16) },
-        Case { name: "prim/mma_m16n8k16_f16", run: |d| mma(d, n::MMA_F16, Elem::F16) },
-        Case { name: "prim/mma_m16n8k32_e4m3", run: |d| mma(d, n::MMA_E4M3, Elem::E4m3) },
-        Case { name: "prim/cvt_fp8x2_f16x2_all_codes", run: cvt_fp8 },
-        Case { name: "prim/ex2_approx", run: ex2 },
-        Case { name: "prim/wgmma_m64n64k16_bf16", run: |d| wgmma(d, n::WGMMA_BF16, Elem::Bf16) },
-        Case { name: "prim/wgmma_m64n64k32_e4m3", run: |d| wgmma(d, n::WGMMA_E4M3, Elem::E4m3) },
-        Case { name: "prim/tcgen05_mma_bf16", run: tcgen05 },
+        Case {
+            name: "prim/special_registers",
+            run: sreg,
+        },
+        Case {
+            name: "prim/cp_async_zfill",
+            run: cp_async,
+        },
+        Case {
+            name: "prim/ld_global_v4_nc_and_plain",
+            run: ld_nc_v4,
+        },
+        Case {
+            name: "prim/shfl_bfly_idx",
+            run: shfl,
+        },
+        Case {
+            name: "prim/ldmatrix_x4_trans",
+            run: ldmatrix,
+        },
+        Case {
+            name: "prim/mma_m16n8k16_bf16",
+            run: |d| mma(d, n::MMA_BF16, Elem::Bf16),
+        },
+        Case {
+            name: "prim/mma_m16n8k16_f16",
+            run: |d| mma(d, n::MMA_F16, Elem::F16),
+        },
+        Case {
+            name: "prim/mma_m16n8k32_e4m3",
+            run: |d| mma(d, n::MMA_E4M3, Elem::E4m3),
+        },
+        Case {
+            name: "prim/cvt_fp8x2_f16x2_all_codes",
+            run: cvt_fp8,
+        },
+        Case {
+            name: "prim/ex2_approx",
+            run: ex2,
+        },
+        Case {
+            name: "prim/wgmma_m64n64k16_bf16",
+            run: |d| wgmma(d, n::WGMMA_BF16, Elem::Bf16),
+        },
+        Case {
+            name: "prim/wgmma_m64n64k32_e4m3",
+            run: |d| wgmma(d, n::WGMMA_E4M3, Elem::E4m3),
+        },
+        Case {
+            name: "prim/tcgen05_mma_bf16",
+            run: tcgen05,
+        },
     ]
 }
 
@@ -44,13 +83,18 @@ fn expect_eq(what: &str, got: &[u32], want: &[u32]) -> CaseResult {
     }
     match got.iter().zip(want).position(|(g, w)| g != w) {
         None => Ok(Outcome::Pass),
-        Some(i) => Err(format!("{what}: word {i} = {:#x}, want {:#x}", got[i], want[i])),
+        Some(i) => Err(format!(
+            "{what}: word {i} = {:#x}, want {:#x}",
+            got[i], want[i]
+        )),
     }
 }
 
 fn sreg(d: &Device) -> CaseResult {
     let out = try_run!(run(d, n::SREG, &[]));
-    let want: Vec<u32> = (0..128u32).flat_map(|g| [g % 64, g / 64, 64, g % 32]).collect();
+    let want: Vec<u32> = (0..128u32)
+        .flat_map(|g| [g % 64, g / 64, 64, g % 32])
+        .collect();
     expect_eq("tid/ctaid/ntid/laneid", &out, &want)
 }
 
@@ -68,7 +112,10 @@ fn cp_async(d: &Device) -> CaseResult {
         let n = chunk % 17;
         want[16 * chunk..16 * chunk + n].copy_from_slice(&bytes[16 * chunk..16 * chunk + n]);
     }
-    let want: Vec<u32> = want.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let want: Vec<u32> = want
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
     expect_eq("cp.async 16 B with src_bytes = chunk % 17", &out, &want)
 }
 
@@ -133,7 +180,13 @@ impl Elem {
     fn pack(self, vals: &[i32]) -> Vec<u32> {
         let per_word = 4 / self.bytes();
         let shift = 8 * self.bytes();
-        vals.chunks(per_word).map(|c| c.iter().enumerate().fold(0u32, |w, (j, &v)| w | (self.bits(v) << (shift * j)))).collect()
+        vals.chunks(per_word)
+            .map(|c| {
+                c.iter()
+                    .enumerate()
+                    .fold(0u32, |w, (j, &v)| w | (self.bits(v) << (shift * j)))
+            })
+            .collect()
     }
 }
 
@@ -161,7 +214,11 @@ fn mma(d: &Device, name: &str, e: Elem) -> CaseResult {
     let mut input = e.pack(&a);
     input.extend(e.pack(&b));
     let out = try_run!(run(d, name, &input));
-    expect_eq("D = A·B + 1 (16x8)", &out, &matmul_bits(&a, &b, 16, 8, k, 1.0))
+    expect_eq(
+        "D = A·B + 1 (16x8)",
+        &out,
+        &matmul_bits(&a, &b, 16, 8, k, 1.0),
+    )
 }
 
 fn wgmma(d: &Device, name: &str, e: Elem) -> CaseResult {
@@ -170,7 +227,11 @@ fn wgmma(d: &Device, name: &str, e: Elem) -> CaseResult {
     let mut input = e.pack(&a);
     input.extend(e.pack(&b));
     let out = try_run!(run(d, name, &input));
-    expect_eq("D = A·B (64x64)", &out, &matmul_bits(&a, &b, 64, 64, k, 0.0))
+    expect_eq(
+        "D = A·B (64x64)",
+        &out,
+        &matmul_bits(&a, &b, 64, 64, k, 0.0),
+    )
 }
 
 fn tcgen05(d: &Device) -> CaseResult {
@@ -178,7 +239,11 @@ fn tcgen05(d: &Device) -> CaseResult {
     let mut input = Elem::Bf16.pack(&a);
     input.extend(Elem::Bf16.pack(&b));
     let out = try_run!(run(d, n::TCGEN05_MMA, &input));
-    expect_eq("D = A·B (128x64, tensor memory)", &out, &matmul_bits(&a, &b, 128, 64, 16, 0.0))
+    expect_eq(
+        "D = A·B (128x64, tensor memory)",
+        &out,
+        &matmul_bits(&a, &b, 128, 64, 16, 0.0),
+    )
 }
 
 fn cvt_fp8(d: &Device) -> CaseResult {
@@ -188,9 +253,16 @@ fn cvt_fp8(d: &Device) -> CaseResult {
             let word = out[base + code as usize / 2];
             let got = f16::from_bits((word >> (16 * (code % 2))) as u16);
             let want = fmt.decode(code as u8);
-            let ok = if want.is_nan() { got.is_nan() } else { got.to_f32() == want && got.is_sign_negative() == want.is_sign_negative() };
+            let ok = if want.is_nan() {
+                got.is_nan()
+            } else {
+                got.to_f32() == want && got.is_sign_negative() == want.is_sign_negative()
+            };
             if !ok {
-                return Err(format!("{fmt:?} code {code:#04x}: got {got} ({:#06x}), want {want}", got.to_bits()));
+                return Err(format!(
+                    "{fmt:?} code {code:#04x}: got {got} ({:#06x}), want {want}",
+                    got.to_bits()
+                ));
             }
         }
     }

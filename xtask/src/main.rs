@@ -32,7 +32,10 @@ fn main() {
 }
 
 fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 fn cargo() -> PathBuf {
@@ -44,7 +47,9 @@ fn arch_arg(args: &[String]) -> Result<Option<Arch>, String> {
         None => Ok(None),
         Some(i) => {
             let v = args.get(i + 1).ok_or("--arch needs a value")?;
-            Arch::parse(v).map(Some).ok_or(format!("unknown arch {v} (sm_80, sm_90a, sm_100a)"))
+            Arch::parse(v)
+                .map(Some)
+                .ok_or(format!("unknown arch {v} (sm_80, sm_90a, sm_100a)"))
         }
     }
 }
@@ -60,12 +65,17 @@ fn ptx(root: &Path, arch: Arch) -> Result<(PathBuf, String), String> {
 fn entry_body<'a>(ptx: &'a str, entry: &str) -> Option<&'a str> {
     let start = ptx.find(&format!(".entry {entry}("))?;
     let start = ptx[..start].rfind('\n').map_or(0, |i| i + 1);
-    let end = ptx[start..].find("\n}\n").map_or(ptx.len(), |i| start + i + 3);
+    let end = ptx[start..]
+        .find("\n}\n")
+        .map_or(ptx.len(), |i| start + i + 3);
     Some(&ptx[start..end])
 }
 
 fn cmd_ptx(root: &Path, args: &[String]) -> Result<(), String> {
-    let entry = args.iter().find(|a| !a.starts_with("--") && Arch::parse(a).is_none()).ok_or("which entry? (cargo xtask ptx <entry>)")?;
+    let entry = args
+        .iter()
+        .find(|a| !a.starts_with("--") && Arch::parse(a).is_none())
+        .ok_or("which entry? (cargo xtask ptx <entry>)")?;
     let arch = arch_arg(args)?.unwrap_or(Arch::Sm90a);
     let (_, text) = ptx(root, arch)?;
     match entry_body(&text, entry) {
@@ -73,7 +83,11 @@ fn cmd_ptx(root: &Path, args: &[String]) -> Result<(), String> {
             println!("{b}");
             Ok(())
         }
-        None => Err(format!("no entry {entry} in {}; entries: {}", arch.name(), ptxbuild::entries(&text).join(", "))),
+        None => Err(format!(
+            "no entry {entry} in {}; entries: {}",
+            arch.name(),
+            ptxbuild::entries(&text).join(", ")
+        )),
     }
 }
 
@@ -86,10 +100,17 @@ fn ptxas(root: &Path) -> Result<PathBuf, String> {
     if local.exists() {
         return Ok(local);
     }
-    if Command::new("ptxas").arg("--version").output().is_ok_and(|o| o.status.success()) {
+    if Command::new("ptxas")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
         return Ok(PathBuf::from("ptxas"));
     }
-    Err("ptxas not found: run ./setup.sh (pip nvidia-cuda-nvcc==13.0.88 into .tools/) or set PTXAS".into())
+    Err(
+        "ptxas not found: run ./setup.sh (pip nvidia-cuda-nvcc==13.0.88 into .tools/) or set PTXAS"
+            .into(),
+    )
 }
 
 #[derive(Default, Clone)]
@@ -101,11 +122,27 @@ struct Resources {
 }
 
 /// Run `ptxas -v` on a module and parse the per-entry resource lines.
-fn ptxas_resources(root: &Path, arch: Arch, ptx_path: &Path) -> Result<BTreeMap<String, Resources>, String> {
-    let out_cubin = root.join("target/ptx").join(format!("{}.cubin", arch.name()));
+fn ptxas_resources(
+    root: &Path,
+    arch: Arch,
+    ptx_path: &Path,
+) -> Result<BTreeMap<String, Resources>, String> {
+    let out_cubin = root
+        .join("target/ptx")
+        .join(format!("{}.cubin", arch.name()));
     // ptxas writes its per-entry lines to both streams; merge them in order through the shell.
-    let cmd = format!("'{}' -v -arch={} '{}' -o '{}' 2>&1", ptxas(root)?.display(), arch.name(), ptx_path.display(), out_cubin.display());
-    let out = Command::new("sh").arg("-c").arg(&cmd).output().map_err(|e| format!("running ptxas: {e}"))?;
+    let cmd = format!(
+        "'{}' -v -arch={} '{}' -o '{}' 2>&1",
+        ptxas(root)?.display(),
+        arch.name(),
+        ptx_path.display(),
+        out_cubin.display()
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(&cmd)
+        .output()
+        .map_err(|e| format!("running ptxas: {e}"))?;
     let log = String::from_utf8_lossy(&out.stdout).to_string();
     if !out.status.success() {
         return Err(format!("ptxas rejected {}:\n{log}", ptx_path.display()));
@@ -125,7 +162,8 @@ fn ptxas_resources(root: &Path, arch: Arch, ptx_path: &Path) -> Result<BTreeMap<
             let r = map.get_mut(name).unwrap();
             if line.contains("bytes stack frame") {
                 r.stack_bytes = num_before(line, "bytes stack frame").unwrap_or(0);
-                r.spill_bytes = num_before(line, "bytes spill stores").unwrap_or(0) + num_before(line, "bytes spill loads").unwrap_or(0);
+                r.spill_bytes = num_before(line, "bytes spill stores").unwrap_or(0)
+                    + num_before(line, "bytes spill loads").unwrap_or(0);
             }
             if line.contains("Used") && line.contains("registers") {
                 r.registers = num_before(line, "registers").unwrap_or(0);
@@ -152,7 +190,11 @@ const CENSUS: &[(&str, &str)] = &[
 fn census(body: &str) -> Vec<usize> {
     CENSUS
         .iter()
-        .map(|(_, pat)| body.lines().filter(|l| l.trim_start().starts_with(pat)).count())
+        .map(|(_, pat)| {
+            body.lines()
+                .filter(|l| l.trim_start().starts_with(pat))
+                .count()
+        })
         .collect()
 }
 
@@ -162,7 +204,10 @@ fn cmd_report(root: &Path, args: &[String]) -> Result<(), String> {
         None => Arch::ALL.to_vec(),
     };
     let mut problems = Vec::new();
-    print!("{:<8} {:<28} {:>5} {:>6} {:>6} {:>7}", "arch", "entry", "regs", "spillB", "stackB", "smemB");
+    print!(
+        "{:<8} {:<28} {:>5} {:>6} {:>6} {:>7}",
+        "arch", "entry", "regs", "spillB", "stackB", "smemB"
+    );
     for (name, _) in CENSUS {
         print!(" {name:>8}");
     }
@@ -173,13 +218,26 @@ fn cmd_report(root: &Path, args: &[String]) -> Result<(), String> {
         for entry in ptxbuild::entries(&text) {
             let r = res.get(&entry).cloned().unwrap_or_default();
             let c = census(entry_body(&text, &entry).unwrap_or(""));
-            print!("{:<8} {:<28} {:>5} {:>6} {:>6} {:>7}", arch.name(), entry, r.registers, r.spill_bytes, r.stack_bytes, r.smem_bytes);
+            print!(
+                "{:<8} {:<28} {:>5} {:>6} {:>6} {:>7}",
+                arch.name(),
+                entry,
+                r.registers,
+                r.spill_bytes,
+                r.stack_bytes,
+                r.smem_bytes
+            );
             for v in &c {
                 print!(" {v:>8}");
             }
             println!();
             if r.spill_bytes > 0 || r.stack_bytes > 0 {
-                problems.push(format!("{} {entry}: {} spill bytes, {} stack bytes (registers went to local memory)", arch.name(), r.spill_bytes, r.stack_bytes));
+                problems.push(format!(
+                    "{} {entry}: {} spill bytes, {} stack bytes (registers went to local memory)",
+                    arch.name(),
+                    r.spill_bytes,
+                    r.stack_bytes
+                ));
             }
             if c[2] > 0 && arch != Arch::Sm90a {
                 problems.push(format!("{} {entry}: wgmma outside sm_90a", arch.name()));
@@ -204,26 +262,44 @@ fn sass_tools(root: &Path) -> Result<PathBuf, String> {
     if !bin.join("cuobjdump").exists() || !bin.join("nvdisasm").exists() {
         eprintln!("xtask: installing cuobjdump and nvdisasm into .tools/sass (pip)");
         let st = Command::new("python3")
-            .args(["-m", "pip", "install", "-q", "--disable-pip-version-check", "--target"])
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                "--target",
+            ])
             .arg(&dir)
             .args(["nvidia-cuda-cuobjdump", "nvidia-cuda-nvdisasm"])
             .status()
             .map_err(|e| format!("pip: {e}"))?;
         if !st.success() {
-            return Err("pip install of nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm failed".into());
+            return Err(
+                "pip install of nvidia-cuda-cuobjdump / nvidia-cuda-nvdisasm failed".into(),
+            );
         }
     }
     Ok(bin)
 }
 
 fn cmd_sass(root: &Path, args: &[String]) -> Result<(), String> {
-    let entry = args.iter().find(|a| !a.starts_with("--") && Arch::parse(a).is_none()).ok_or("which entry? (cargo xtask sass <entry>)")?;
+    let entry = args
+        .iter()
+        .find(|a| !a.starts_with("--") && Arch::parse(a).is_none())
+        .ok_or("which entry? (cargo xtask sass <entry>)")?;
     let arch = arch_arg(args)?.unwrap_or(Arch::Sm90a);
     let (path, _) = ptx(root, arch)?;
     ptxas_resources(root, arch, &path)?;
-    let cubin = root.join("target/ptx").join(format!("{}.cubin", arch.name()));
+    let cubin = root
+        .join("target/ptx")
+        .join(format!("{}.cubin", arch.name()));
     let bin = sass_tools(root)?;
-    let path_var = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let path_var = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
     let out = Command::new(bin.join("cuobjdump"))
         .env("PATH", path_var)
         .args(["-sass", "-fun", entry])
@@ -241,7 +317,18 @@ fn cmd_sass(root: &Path, args: &[String]) -> Result<(), String> {
 fn cmd_bundle(root: &Path) -> Result<(), String> {
     let status = Command::new(cargo())
         .current_dir(root)
-        .args(["build", "--release", "-p", "ferroflash-tests", "--bin", "gpu-tests", "-p", "ferroflash-bench", "--bin", "ferroflash"])
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "ferroflash-tests",
+            "--bin",
+            "gpu-tests",
+            "-p",
+            "ferroflash-bench",
+            "--bin",
+            "ferroflash",
+        ])
         .status()
         .map_err(|e| e.to_string())?;
     if !status.success() {
@@ -251,13 +338,18 @@ fn cmd_bundle(root: &Path) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&bundle);
     std::fs::create_dir_all(bundle.join("ptx")).map_err(|e| e.to_string())?;
     for bin in ["gpu-tests", "ferroflash"] {
-        std::fs::copy(root.join("target/release").join(bin), bundle.join(bin)).map_err(|e| format!("{bin}: {e}"))?;
+        std::fs::copy(root.join("target/release").join(bin), bundle.join(bin))
+            .map_err(|e| format!("{bin}: {e}"))?;
     }
     for arch in Arch::ALL {
         let p = ptxbuild::ptx_path(&root.join("target"), arch);
-        std::fs::copy(&p, bundle.join("ptx").join(p.file_name().unwrap())).map_err(|e| e.to_string())?;
+        std::fs::copy(&p, bundle.join("ptx").join(p.file_name().unwrap()))
+            .map_err(|e| e.to_string())?;
     }
     std::fs::copy(root.join("xtask/run.sh"), bundle.join("run.sh")).map_err(|e| e.to_string())?;
-    println!("bundle written to {} (run: bash target/bundle/run.sh [tests|sanitize|bench|all])", bundle.display());
+    println!(
+        "bundle written to {} (run: bash target/bundle/run.sh [tests|sanitize|bench|all])",
+        bundle.display()
+    );
     Ok(())
 }

@@ -12,6 +12,7 @@
 //! (`cp.async.mbarrier.arrive.noinc`), `empty[s]` when the 128 consumer threads are done reading
 //! it. The phase parity of a tile `t` in stage `t % STAGES` is `(t / STAGES) & 1`.
 
+use super::kv::{q_block_order, KvFormat, QFormat};
 use super::softmax::{exp_ref, RowMask, ScoreTransform};
 use crate::arch::*;
 use crate::tile::*;
@@ -59,17 +60,37 @@ const fn parity(t: u32, stages: u32) -> u32 {
 /// Row offset marker for "no row here": the copy becomes a 16-byte zero fill.
 const NO_ROW: u64 = 1 << 63;
 
-/// The decode CTA body for 16-bit Q/K/V `E`, head dim `D` (`NT = D / 8` output n-tiles,
+/// Operand types of one decode variant: `EQ` the S = Q·Kᵀ GEMM type, `EV` the P·V GEMM type
+/// (P is rounded to it), `EO` the output type, `K` the K/V format, `Q` the Q format.
+pub trait Operands {
+    type EQ: Elem16;
+    type EV: Elem16;
+    type EO: Elem16;
+    type K: KvFormat;
+    type Q: QFormat;
+}
+
+/// Scale-table entry of the CTA's (request, kv head), or 1 without a table.
+#[inline(always)]
+fn scale_of(p: &DecodeParams, table: u64, w: &DecodeWork) -> f32 {
+    if table == NONE_ADDR {
+        return 1.0;
+    }
+    // SAFETY: the host validated the table's length against the strides it passes.
+    f32::from_bits(unsafe { table_u32(table, w.request * p.scale_request_stride + w.kv_head * p.scale_head_stride) })
+}
+
+/// The decode CTA body for operands `O`, head dim `D` (`NT = D / 8` output n-tiles,
 /// `KS = D / 16` k-steps), `MT` m16 tiles of packed rows and `STAGES` pipeline stages.
 ///
 /// # Safety
-/// Launched with [`THREADS`] threads and `geometry(D, 2, MT).smem().total_bytes` of dynamic
-/// shared memory over a parameter block validated by the host (every address, page id and
-/// length in range; see `ferroflash::decode`).
+/// Launched with [`THREADS`] threads and `geometry(D, O::K::ELEM_BYTES, MT).smem().total_bytes`
+/// of dynamic shared memory over a parameter block validated by the host (every address, page
+/// id and length in range; see `ferroflash::decode`).
 #[inline(always)]
-pub unsafe fn decode_cta<E: Elem16, const D: usize, const NT: usize, const KS: usize, const MT: usize, const STAGES: usize>(p: &DecodeParams) {
-    const { assert!(NT == D / 8 && KS == D / 16 && NT % 2 == 0) };
-    let geo = geometry(D as u32, 2, MT as u32);
+pub unsafe fn decode_cta<O: Operands, const D: usize, const NT: usize, const KS: usize, const MT: usize, const STAGES: usize>(p: &DecodeParams) {
+    const { assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0) };
+    let geo = geometry(D as u32, O::K::ELEM_BYTES, MT as u32);
     debug_assert!(geo.stages == STAGES as u32);
     let num_work = if p.num_work_dev != NONE_ADDR {
         // SAFETY: host-provided device counter.
@@ -115,12 +136,12 @@ pub unsafe fn decode_cta<E: Elem16, const D: usize, const NT: usize, const KS: u
     // SAFETY: forwarded launch contract; the branch is warp-uniform.
     unsafe {
         if warp == CONSUMER_WARPS {
-            producer::<D, STAGES>(p, &b, mbar);
+            producer::<O::K, D, STAGES>(p, &b, mbar);
             // The ring becomes the consumers' merge scratch: meet them once more after the
             // last copy landed (See Note [ring reuse] in docs/DESIGN.md).
             barrier_sync_unaligned(BAR_RING_REUSE, THREADS);
         } else {
-            consumer::<E, D, NT, KS, MT, STAGES>(p, &b, warp, mbar);
+            consumer::<O, D, NT, KS, MT, STAGES>(p, &b, warp, mbar);
         }
     }
 }
@@ -130,11 +151,11 @@ pub unsafe fn decode_cta<E: Elem16, const D: usize, const NT: usize, const KS: u
 /// byte offsets in the pools; the copy loop then broadcasts each row's offset with `shfl` to the
 /// lanes that copy that row's 16-byte chunks, so every warp-wide `cp.async` moves whole rows.
 #[inline(always)]
-unsafe fn producer<const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, mbar: Mbarriers) {
+unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, mbar: Mbarriers) {
     let lane = lane_id();
     let cpr = b.geo.chunks_per_row();
     let rows_per_copy = 32 / cpr;
-    let row_bytes = (D * 2) as u64;
+    let row_bytes = D as u64 * K::ELEM_BYTES as u64;
     let ring = dynamic_smem_base().byte_add::<u8>(b.plan.ring_offset);
     // Page-table entries are loaded two tiles ahead and only used (multiplied into offsets) at
     // their tile: the load latency (an L2 or HBM round trip per tile when every token has its
@@ -225,7 +246,7 @@ fn row_head(p: &DecodeParams, b: &Block, lr: u32) -> u32 {
 }
 
 #[inline(always)]
-unsafe fn consumer<E: Elem16, const D: usize, const NT: usize, const KS: usize, const MT: usize, const STAGES: usize>(
+unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize, const MT: usize, const STAGES: usize>(
     p: &DecodeParams,
     b: &Block,
     warp: u32,
@@ -236,24 +257,29 @@ unsafe fn consumer<E: Elem16, const D: usize, const NT: usize, const KS: usize, 
     let quad = Quad::of_lane(lane);
     let cpr = b.geo.chunks_per_row();
     let smem = dynamic_smem_base();
-    let s_q = SwizzledTile { base: smem.byte_add(b.plan.q_offset), chunks_per_row: cpr };
+    let s_q = SwizzledTile { base: smem.byte_add(b.plan.q_offset), chunks_per_row: b.geo.q_chunks_per_row() };
     let ring = smem.byte_add::<u8>(b.plan.ring_offset);
     let rows = b.geo.rows_per_block();
 
-    // Q tile -> shared memory (rows past the request's tokens are zero).
+    // Q tile -> shared memory as `EQ`, one 16-dim block (two chunks) per step, in the k order
+    // of K's fragments; rows past the request's tokens are zero.
+    let blocks = D as u32 / 16;
     let mut idx = tid;
-    while idx < rows * cpr {
-        let (lr, c) = (idx / cpr, idx % cpr);
+    while idx < rows * blocks {
+        let (lr, blk) = (idx / blocks, idx % blocks);
         let (i, real) = row_token(p, b, lr);
-        let v = if real {
-            let elem = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 + 8 * c as u64;
+        let w = if real {
+            let row = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 * O::Q::ELEM_BYTES as u64;
             // SAFETY: a real row of the validated Q tensor.
-            unsafe { ld_global_nc_v4_u32(Gmem::<u16>::from_addr(p.q).add(elem).byte_add(0)) }
+            q_block_order::<O::K>(unsafe { O::Q::load_block(p.q + row, blk) })
         } else {
-            [0; 4]
+            [[0; 4]; 2]
         };
         // SAFETY: inside the Q region of the plan.
-        unsafe { st_shared_v4_u32(s_q.chunk(lr, c), v) };
+        unsafe {
+            st_shared_v4_u32(s_q.chunk(lr, 2 * blk), w[0]);
+            st_shared_v4_u32(s_q.chunk(lr, 2 * blk + 1), w[1]);
+        }
         idx += CONSUMER_WARPS * 32;
     }
     // SAFETY: the 128 consumer threads.
@@ -263,13 +289,8 @@ unsafe fn consumer<E: Elem16, const D: usize, const NT: usize, const KS: usize, 
     // mi = lane / 8 of each x4 is rows +8 if mi is odd, k +8 if mi >= 2). Holding them in
     // registers would cost D / 4 registers per m tile and push the larger variants into spills.
     let mi = lane / 8;
-    let k_scale = if p.k_scale != NONE_ADDR {
-        // SAFETY: per-kv-head table.
-        f32::from_bits(unsafe { table_u32(p.k_scale, b.work.kv_head) })
-    } else {
-        1.0
-    };
-    let xf = ScoreTransform { scale: p.score_scale * k_scale, softcap_log2: p.softcap_log2 };
+    let qk_scale = scale_of(p, p.q_scale, &b.work) * scale_of(p, p.k_scale, &b.work);
+    let xf = ScoreTransform { scale: p.score_scale * qk_scale, softcap_log2: p.softcap_log2 };
     // Masks of this thread's rows (g and g + 8 of every m tile).
     let mut mask = [[RowMask { pos: 0, kv_end: b.work.kv_end as i32, window_left: p.window_left }; 2]; MT];
     for mt in 0..MT {
@@ -296,19 +317,21 @@ unsafe fn consumer<E: Elem16, const D: usize, const NT: usize, const KS: usize, 
         let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr };
         let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), chunks_per_row: cpr };
 
-        // S = Q·Kᵀ over this warp's 16 keys: two n8 tiles per m tile.
+        // S = Q·Kᵀ over this warp's 16 keys: two n8 tiles per m tile, 32 dims per K load.
         let mut sc = [[[0f32; 4]; 2]; MT];
-        for kk in 0..KS {
-            let key = key_base + 8 * (mi / 2) + lane % 8;
+        for kb in 0..KS / 2 {
             // SAFETY: full warp; inside the stage.
-            let kb = unsafe { ldmatrix_x4_b16(k_tile.chunk(key, 2 * kk as u32 + mi % 2)) };
-            for mt in 0..MT {
-                let q_row = 16 * mt as u32 + 8 * (mi % 2) + lane % 8;
-                // SAFETY: full warp; inside the Q tile.
-                unsafe {
-                    let qf = ldmatrix_x4_b16(s_q.chunk(q_row, 2 * kk as u32 + mi / 2));
-                    sc[mt][0] = E::mma(qf, [kb[0], kb[1]], sc[mt][0]);
-                    sc[mt][1] = E::mma(qf, [kb[2], kb[3]], sc[mt][1]);
+            let kf = unsafe { O::K::k_frags::<O::EQ>(k_tile, key_base, kb as u32, lane) };
+            for (ks, kf) in kf.iter().enumerate() {
+                let kk = 2 * kb as u32 + ks as u32;
+                for mt in 0..MT {
+                    let q_row = 16 * mt as u32 + 8 * (mi % 2) + lane % 8;
+                    // SAFETY: full warp; inside the Q tile.
+                    unsafe {
+                        let qf = ldmatrix_x4_b16(s_q.chunk(q_row, 2 * kk + mi / 2));
+                        sc[mt][0] = O::EQ::mma(qf, kf[0], sc[mt][0]);
+                        sc[mt][1] = O::EQ::mma(qf, kf[1], sc[mt][1]);
+                    }
                 }
             }
         }
@@ -350,23 +373,21 @@ unsafe fn consumer<E: Elem16, const D: usize, const NT: usize, const KS: usize, 
             }
             // C layout of the two key n-tiles -> A layout of one k16 step.
             pf[mt] = [
-                E::pack(p_row[0][0], p_row[0][1]),
-                E::pack(p_row[0][2], p_row[0][3]),
-                E::pack(p_row[1][0], p_row[1][1]),
-                E::pack(p_row[1][2], p_row[1][3]),
+                O::EV::pack(p_row[0][0], p_row[0][1]),
+                O::EV::pack(p_row[0][2], p_row[0][3]),
+                O::EV::pack(p_row[1][0], p_row[1][1]),
+                O::EV::pack(p_row[1][2], p_row[1][3]),
             ];
         }
 
-        // O += P·V: one x4.trans gives the B fragments of two output n-tiles.
-        for np in 0..NT / 2 {
-            let key = key_base + 8 * (mi % 2) + lane % 8;
+        // O += P·V: four output n-tiles (32 dims) per V load.
+        for db in 0..NT / 4 {
             // SAFETY: full warp; inside the stage.
-            let vb = unsafe { ldmatrix_x4_trans_b16(v_tile.chunk(key, 2 * np as u32 + mi / 2)) };
-            for mt in 0..MT {
-                // SAFETY: full warp.
-                unsafe {
-                    acc[mt][2 * np] = E::mma(pf[mt], [vb[0], vb[1]], acc[mt][2 * np]);
-                    acc[mt][2 * np + 1] = E::mma(pf[mt], [vb[2], vb[3]], acc[mt][2 * np + 1]);
+            let vf = unsafe { O::K::v_frags(v_tile, key_base, db as u32, lane) };
+            for (q, vf) in vf.iter().enumerate() {
+                for mt in 0..MT {
+                    // SAFETY: full warp.
+                    unsafe { acc[mt][4 * db + q] = O::EV::mma(pf[mt], *vf, acc[mt][4 * db + q]) };
                 }
             }
         }
@@ -378,13 +399,13 @@ unsafe fn consumer<E: Elem16, const D: usize, const NT: usize, const KS: usize, 
     }
 
     // SAFETY: forwarded.
-    unsafe { merge_and_store::<E, D, NT, MT>(p, b, warp, &acc, &m_run, &l_run) };
+    unsafe { merge_and_store::<O, D, NT, MT>(p, b, warp, &acc, &m_run, &l_run) };
 }
 
 /// Merge the four consumer warps' states through shared memory (the ring is free now) and
 /// write the final output (with sinks and LSE) or this split's partial.
 #[inline(always)]
-unsafe fn merge_and_store<E: Elem16, const D: usize, const NT: usize, const MT: usize>(
+unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT: usize>(
     p: &DecodeParams,
     b: &Block,
     warp: u32,
@@ -407,11 +428,10 @@ unsafe fn merge_and_store<E: Elem16, const D: usize, const NT: usize, const MT: 
             let lr = 16 * mt as u32 + quad.g + 8 * h as u32;
             let row_o = s_o.add((warp * rows + lr) * stride);
             for n in 0..NT {
-                let d = 8 * n as u32 + 2 * quad.t;
-                // SAFETY: inside the merge scratch of the plan.
-                unsafe {
-                    st_shared_u32(row_o.add(d).byte_add(0), acc[mt][n][2 * h].to_bits());
-                    st_shared_u32(row_o.add(d + 1).byte_add(0), acc[mt][n][2 * h + 1].to_bits());
+                for e in 0..2 {
+                    let d = O::K::out_dim(n as u32, 2 * quad.t + e as u32);
+                    // SAFETY: inside the merge scratch of the plan.
+                    unsafe { st_shared_u32(row_o.add(d).byte_add(0), acc[mt][n][2 * h + e].to_bits()) };
                 }
             }
             // SAFETY: full warp; then one lane per quad stores.
@@ -429,12 +449,7 @@ unsafe fn merge_and_store<E: Elem16, const D: usize, const NT: usize, const MT: 
     unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
 
     let final_out = b.work.partial_slot == FINAL_OUTPUT;
-    let v_scale = if p.v_scale != NONE_ADDR {
-        // SAFETY: per-kv-head table.
-        f32::from_bits(unsafe { table_u32(p.v_scale, b.work.kv_head) })
-    } else {
-        1.0
-    };
+    let v_scale = scale_of(p, p.v_scale, &b.work);
     // Pass 1, one thread per row: merged max and sum (plus the sink on the final output); each
     // warp's weight overwrites its max; the row's LSE is stored.
     if tid < rows {
@@ -508,7 +523,7 @@ unsafe fn merge_and_store<E: Elem16, const D: usize, const NT: usize, const MT: 
             }
             if final_out {
                 let at = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 + d as u64;
-                let v = [E::pack(o[0], o[1]), E::pack(o[2], o[3]), E::pack(o[4], o[5]), E::pack(o[6], o[7])];
+                let v = [O::EO::pack(o[0], o[1]), O::EO::pack(o[2], o[3]), O::EO::pack(o[4], o[5]), O::EO::pack(o[6], o[7])];
                 // SAFETY: a real row of the validated output; 16-byte aligned (D % 8 == 0).
                 unsafe { st_global_v4_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
             } else {

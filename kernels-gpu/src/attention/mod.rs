@@ -3,4 +3,5 @@
 
 pub mod combine;
 pub mod decode;
+pub mod kv;
 pub mod softmax;

@@ -1,33 +1,95 @@
-//! Decode entry points: one per (dtype, head dim, rows per CTA), plus the combine kernels.
-//! Names are listed in `ferroflash_contract::names::decode`.
+//! Decode entry points: one per (operand types, head dim, rows per CTA), plus the combine
+//! kernels. Names are listed in `ferroflash_contract::names::decode::VARIANTS`.
 
 use crate::attention::combine::combine_cta;
-use crate::attention::decode::decode_cta;
-use crate::tile::{Bf16, F16};
+use crate::attention::decode::{decode_cta, Operands};
+use crate::attention::kv::{Kv16, Kv8, KvFormat, Q16, Q8};
+use crate::tile::{Bf16, E4m3, E5m2, F16};
 use ferroflash_contract::decode::stages_for;
 use ferroflash_contract::params::DecodeParams;
 
-macro_rules! decode_entry {
-    ($name:ident, $elem:ty, $d:literal, $mt:literal) => {
-        /// Paged decode CTA (see `attention::decode`).
-        #[no_mangle]
-        pub unsafe extern "ptx-kernel" fn $name(p: DecodeParams) {
-            // SAFETY: launch contract of `decode_cta`, established by the host launch layer.
-            unsafe { decode_cta::<$elem, $d, { $d / 8 }, { $d / 16 }, $mt, { stages_for($d, 2) as usize }>(&p) }
+macro_rules! operands {
+    ($(#[$doc:meta])* $name:ident: QK $eq:ty, PV $ev:ty, out $eo:ty, K/V $k:ty, Q $q:ty) => {
+        $(#[$doc])*
+        pub struct $name;
+        impl Operands for $name {
+            type EQ = $eq;
+            type EV = $ev;
+            type EO = $eo;
+            type K = $k;
+            type Q = $q;
         }
     };
 }
 
-decode_entry!(ff_decode_bf16_d64_m16, Bf16, 64, 1);
-decode_entry!(ff_decode_bf16_d64_m32, Bf16, 64, 2);
-decode_entry!(ff_decode_bf16_d128_m16, Bf16, 128, 1);
-decode_entry!(ff_decode_bf16_d128_m32, Bf16, 128, 2);
-decode_entry!(ff_decode_bf16_d256_m16, Bf16, 256, 1);
-decode_entry!(ff_decode_f16_d64_m16, F16, 64, 1);
-decode_entry!(ff_decode_f16_d64_m32, F16, 64, 2);
-decode_entry!(ff_decode_f16_d128_m16, F16, 128, 1);
-decode_entry!(ff_decode_f16_d128_m32, F16, 128, 2);
-decode_entry!(ff_decode_f16_d256_m16, F16, 256, 1);
+operands!(/// bf16 Q, K, V, O.
+    Bf16Ops: QK Bf16, PV Bf16, out Bf16, K/V Kv16, Q Q16);
+operands!(/// f16 Q, K, V, O.
+    F16Ops: QK F16, PV F16, out F16, K/V Kv16, Q Q16);
+operands!(/// bf16 Q and O over an e4m3 KV cache (K decoded to bf16, V to f16, P in f16).
+    Bf16E4m3Kv: QK Bf16, PV F16, out Bf16, K/V Kv8<E4m3>, Q Q16);
+operands!(/// bf16 Q and O over an e5m2 KV cache.
+    Bf16E5m2Kv: QK Bf16, PV F16, out Bf16, K/V Kv8<E5m2>, Q Q16);
+operands!(/// f16 Q and O over an e4m3 KV cache.
+    F16E4m3Kv: QK F16, PV F16, out F16, K/V Kv8<E4m3>, Q Q16);
+operands!(/// f16 Q and O over an e5m2 KV cache.
+    F16E5m2Kv: QK F16, PV F16, out F16, K/V Kv8<E5m2>, Q Q16);
+operands!(/// e4m3 Q, K, V (decoded to f16), bf16 O.
+    AllE4m3: QK F16, PV F16, out Bf16, K/V Kv8<E4m3>, Q Q8<E4m3>);
+operands!(/// e5m2 Q, K, V (decoded to f16), bf16 O.
+    AllE5m2: QK F16, PV F16, out Bf16, K/V Kv8<E5m2>, Q Q8<E5m2>);
+
+macro_rules! decode_entry {
+    ($name:ident, $ops:ty, $d:literal, $mt:literal) => {
+        /// Paged decode CTA (see `attention::decode`).
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(p: DecodeParams) {
+            // SAFETY: launch contract of `decode_cta`, established by the host launch layer.
+            unsafe { decode_cta::<$ops, $d, { $d / 8 }, { $d / 16 }, $mt, { stages_for($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES) as usize }>(&p) }
+        }
+    };
+}
+
+decode_entry!(ff_decode_bf16_d64_m16, Bf16Ops, 64, 1);
+decode_entry!(ff_decode_bf16_d64_m32, Bf16Ops, 64, 2);
+decode_entry!(ff_decode_bf16_d128_m16, Bf16Ops, 128, 1);
+decode_entry!(ff_decode_bf16_d128_m32, Bf16Ops, 128, 2);
+decode_entry!(ff_decode_bf16_d256_m16, Bf16Ops, 256, 1);
+decode_entry!(ff_decode_f16_d64_m16, F16Ops, 64, 1);
+decode_entry!(ff_decode_f16_d64_m32, F16Ops, 64, 2);
+decode_entry!(ff_decode_f16_d128_m16, F16Ops, 128, 1);
+decode_entry!(ff_decode_f16_d128_m32, F16Ops, 128, 2);
+decode_entry!(ff_decode_f16_d256_m16, F16Ops, 256, 1);
+decode_entry!(ff_decode_bf16_e4m3kv_d64_m16, Bf16E4m3Kv, 64, 1);
+decode_entry!(ff_decode_bf16_e4m3kv_d64_m32, Bf16E4m3Kv, 64, 2);
+decode_entry!(ff_decode_bf16_e4m3kv_d128_m16, Bf16E4m3Kv, 128, 1);
+decode_entry!(ff_decode_bf16_e4m3kv_d128_m32, Bf16E4m3Kv, 128, 2);
+decode_entry!(ff_decode_bf16_e4m3kv_d256_m16, Bf16E4m3Kv, 256, 1);
+decode_entry!(ff_decode_bf16_e5m2kv_d64_m16, Bf16E5m2Kv, 64, 1);
+decode_entry!(ff_decode_bf16_e5m2kv_d64_m32, Bf16E5m2Kv, 64, 2);
+decode_entry!(ff_decode_bf16_e5m2kv_d128_m16, Bf16E5m2Kv, 128, 1);
+decode_entry!(ff_decode_bf16_e5m2kv_d128_m32, Bf16E5m2Kv, 128, 2);
+decode_entry!(ff_decode_bf16_e5m2kv_d256_m16, Bf16E5m2Kv, 256, 1);
+decode_entry!(ff_decode_f16_e4m3kv_d64_m16, F16E4m3Kv, 64, 1);
+decode_entry!(ff_decode_f16_e4m3kv_d64_m32, F16E4m3Kv, 64, 2);
+decode_entry!(ff_decode_f16_e4m3kv_d128_m16, F16E4m3Kv, 128, 1);
+decode_entry!(ff_decode_f16_e4m3kv_d128_m32, F16E4m3Kv, 128, 2);
+decode_entry!(ff_decode_f16_e4m3kv_d256_m16, F16E4m3Kv, 256, 1);
+decode_entry!(ff_decode_f16_e5m2kv_d64_m16, F16E5m2Kv, 64, 1);
+decode_entry!(ff_decode_f16_e5m2kv_d64_m32, F16E5m2Kv, 64, 2);
+decode_entry!(ff_decode_f16_e5m2kv_d128_m16, F16E5m2Kv, 128, 1);
+decode_entry!(ff_decode_f16_e5m2kv_d128_m32, F16E5m2Kv, 128, 2);
+decode_entry!(ff_decode_f16_e5m2kv_d256_m16, F16E5m2Kv, 256, 1);
+decode_entry!(ff_decode_e4m3_d64_m16, AllE4m3, 64, 1);
+decode_entry!(ff_decode_e4m3_d64_m32, AllE4m3, 64, 2);
+decode_entry!(ff_decode_e4m3_d128_m16, AllE4m3, 128, 1);
+decode_entry!(ff_decode_e4m3_d128_m32, AllE4m3, 128, 2);
+decode_entry!(ff_decode_e4m3_d256_m16, AllE4m3, 256, 1);
+decode_entry!(ff_decode_e5m2_d64_m16, AllE5m2, 64, 1);
+decode_entry!(ff_decode_e5m2_d64_m32, AllE5m2, 64, 2);
+decode_entry!(ff_decode_e5m2_d128_m16, AllE5m2, 128, 1);
+decode_entry!(ff_decode_e5m2_d128_m32, AllE5m2, 128, 2);
+decode_entry!(ff_decode_e5m2_d256_m16, AllE5m2, 256, 1);
 
 /// Split-KV combine, bf16 output.
 #[no_mangle]

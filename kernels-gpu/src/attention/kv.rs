@@ -1,0 +1,179 @@
+//! Operand formats of the decode CTA: how a stage's K and V rows become `mma m16n8k16` B
+//! fragments, and how a Q row is staged in shared memory.
+//!
+//! 16-bit K/V ([`Kv16`]) are read with `ldmatrix` (K) and `ldmatrix.trans` (V) as they are.
+//! fp8 K/V ([`Kv8`]) stay fp8 in the ring (half the bytes per stage) and are decoded to 16-bit
+//! in registers right after `ldmatrix`; the b16 matrix loads do not split bytes the way the
+//! fragments need, so both GEMMs use a permutation of their reduction or output dimension
+//! (See Note [fp8 fragments] in docs/DESIGN.md):
+//! - S = Q·Kᵀ: a plain `ldmatrix` gives lane (g, t) the bytes of dims `4t..4t+3` of key `g`;
+//!   they serve as the fragment's k positions `2t, 2t+1, 2t+8, 2t+9`. The Q tile is stored with
+//!   the same permutation of each 16-dim block ([`KvFormat::Q_PERMUTED`]), so the dot products
+//!   are unchanged.
+//! - O += P·V: `ldmatrix.trans` gives lane (g, t) dims `2g, 2g+1` of keys `2t, 2t+1`; a byte
+//!   permute splits them into an even-dim and an odd-dim n-tile, so accumulator n-tile columns
+//!   map to head dims through [`KvFormat::out_dim`], applied when the warps merge.
+
+use crate::arch::*;
+use crate::tile::*;
+use core::marker::PhantomData;
+
+/// How K/V tiles in the ring are turned into B fragments.
+pub trait KvFormat: Copy {
+    /// Bytes per element in the pools and in the ring.
+    const ELEM_BYTES: u32;
+    /// Whether the Q tile's columns are stored in the k order of this format's K fragments.
+    const Q_PERMUTED: bool;
+    /// B fragments (as `EQ` pairs) of S = Q·Kᵀ for keys `key_base..key_base + 16` (two n8
+    /// tiles) over head dims `32 kb..32 kb + 32` (two k16 steps): `[k step][n tile]`.
+    ///
+    /// # Safety
+    /// Full warp, uniform flow; the keys are rows of `k`.
+    unsafe fn k_frags<EQ: Elem16>(k: SwizzledTile, key_base: u32, kb: u32, lane: u32) -> [[[u32; 2]; 2]; 2];
+    /// B fragments of O += P·V for keys `key_base..key_base + 16` and the four n8 accumulator
+    /// tiles `4 db..4 db + 4` (head dims `32 db..32 db + 32` in the order of [`Self::out_dim`]).
+    ///
+    /// # Safety
+    /// As `k_frags`.
+    unsafe fn v_frags(v: SwizzledTile, key_base: u32, db: u32, lane: u32) -> [[u32; 2]; 4];
+    /// Head dim of column `col` (0..8) of accumulator n-tile `nt`.
+    fn out_dim(nt: u32, col: u32) -> u32;
+}
+
+/// K/V in the same 16-bit type as the GEMMs.
+#[derive(Clone, Copy)]
+pub struct Kv16;
+
+impl KvFormat for Kv16 {
+    const ELEM_BYTES: u32 = 2;
+    const Q_PERMUTED: bool = false;
+
+    #[inline(always)]
+    unsafe fn k_frags<EQ: Elem16>(k: SwizzledTile, key_base: u32, kb: u32, lane: u32) -> [[[u32; 2]; 2]; 2] {
+        let mi = lane / 8;
+        let key = key_base + 8 * (mi / 2) + lane % 8;
+        let mut f = [[[0; 2]; 2]; 2];
+        for (ks, fk) in f.iter_mut().enumerate() {
+            // SAFETY: forwarded; matrices (keys 0-7 | 8-15) x (dims +0 | +8) of k step 2 kb + ks.
+            let r = unsafe { ldmatrix_x4_b16(k.chunk(key, 2 * (2 * kb + ks as u32) + mi % 2)) };
+            *fk = [[r[0], r[1]], [r[2], r[3]]];
+        }
+        f
+    }
+
+    #[inline(always)]
+    unsafe fn v_frags(v: SwizzledTile, key_base: u32, db: u32, lane: u32) -> [[u32; 2]; 4] {
+        let mi = lane / 8;
+        let key = key_base + 8 * (mi % 2) + lane % 8;
+        let mut f = [[0; 2]; 4];
+        for h in 0..2 {
+            // SAFETY: forwarded; one x4.trans gives the fragments of two output n-tiles.
+            let r = unsafe { ldmatrix_x4_trans_b16(v.chunk(key, 2 * (2 * db + h as u32) + mi / 2)) };
+            f[2 * h] = [r[0], r[1]];
+            f[2 * h + 1] = [r[2], r[3]];
+        }
+        f
+    }
+
+    #[inline(always)]
+    fn out_dim(nt: u32, col: u32) -> u32 {
+        8 * nt + col
+    }
+}
+
+/// fp8 K/V of format `F`, decoded in registers (K to the Q type, V to f16).
+#[derive(Clone, Copy)]
+pub struct Kv8<F: Fp8Kind>(PhantomData<F>);
+
+/// `prmt` selector: bytes (0, 2) to the low half, (1, 3) to the high half.
+const SPLIT_EVEN_ODD: u32 = 0x3120;
+
+impl<F: Fp8Kind> KvFormat for Kv8<F> {
+    const ELEM_BYTES: u32 = 1;
+    const Q_PERMUTED: bool = true;
+
+    #[inline(always)]
+    unsafe fn k_frags<EQ: Elem16>(k: SwizzledTile, key_base: u32, kb: u32, lane: u32) -> [[[u32; 2]; 2]; 2] {
+        let mi = lane / 8;
+        // Matrices: (keys 0-7, chunk 2 kb), (0-7, 2 kb + 1), (8-15, 2 kb), (8-15, 2 kb + 1); a
+        // 16-byte chunk is the 16 dims of one k16 step.
+        // SAFETY: forwarded.
+        let r = unsafe { ldmatrix_x4_b16(k.chunk(key_base + 8 * (mi / 2) + lane % 8, 2 * kb + mi % 2)) };
+        let dec = |x: u32| [EQ::from_f16x2(F::to_f16x2(x as u16)), EQ::from_f16x2(F::to_f16x2((x >> 16) as u16))];
+        [[dec(r[0]), dec(r[2])], [dec(r[1]), dec(r[3])]]
+    }
+
+    #[inline(always)]
+    unsafe fn v_frags(v: SwizzledTile, key_base: u32, db: u32, lane: u32) -> [[u32; 2]; 4] {
+        let mi = lane / 8;
+        // Matrices: (keys 0-7, chunk 2 db), (8-15, 2 db), (0-7, 2 db + 1), (8-15, 2 db + 1).
+        // SAFETY: forwarded.
+        let r = unsafe { ldmatrix_x4_trans_b16(v.chunk(key_base + 8 * (mi % 2) + lane % 8, 2 * db + mi / 2)) };
+        let mut f = [[0; 2]; 4];
+        for c in 0..2 {
+            let lo = prmt_b32(r[2 * c], 0, SPLIT_EVEN_ODD);
+            let hi = prmt_b32(r[2 * c + 1], 0, SPLIT_EVEN_ODD);
+            f[2 * c] = [F::to_f16x2(lo as u16), F::to_f16x2(hi as u16)];
+            f[2 * c + 1] = [F::to_f16x2((lo >> 16) as u16), F::to_f16x2((hi >> 16) as u16)];
+        }
+        f
+    }
+
+    #[inline(always)]
+    fn out_dim(nt: u32, col: u32) -> u32 {
+        let q = nt % 4;
+        32 * (nt / 4) + 16 * (q / 2) + 2 * col + q % 2
+    }
+}
+
+/// How Q rows are read from global memory into the 16-bit Q tile.
+pub trait QFormat: Copy {
+    /// Bytes per element of `q`.
+    const ELEM_BYTES: u32;
+    /// The 16 head dims `16 blk..16 blk + 16` of the row at byte address `row`, as two chunks
+    /// of eight 16-bit values in natural order.
+    ///
+    /// # Safety
+    /// `row` is a row of the validated Q tensor.
+    unsafe fn load_block(row: u64, blk: u32) -> [[u32; 4]; 2];
+}
+
+/// 16-bit Q (the QK GEMM type itself).
+#[derive(Clone, Copy)]
+pub struct Q16;
+
+impl QFormat for Q16 {
+    const ELEM_BYTES: u32 = 2;
+    #[inline(always)]
+    unsafe fn load_block(row: u64, blk: u32) -> [[u32; 4]; 2] {
+        let g = Gmem::<[u32; 4]>::from_addr(row + 32 * blk as u64);
+        // SAFETY: forwarded; 16-byte aligned (validated base, head_dim % 8 == 0).
+        unsafe { [ld_global_nc_v4_u32(g.byte_add(0)), ld_global_nc_v4_u32(g.byte_add(16))] }
+    }
+}
+
+/// fp8 Q of format `F`, decoded to f16.
+#[derive(Clone, Copy)]
+pub struct Q8<F: Fp8Kind>(PhantomData<F>);
+
+impl<F: Fp8Kind> QFormat for Q8<F> {
+    const ELEM_BYTES: u32 = 1;
+    #[inline(always)]
+    unsafe fn load_block(row: u64, blk: u32) -> [[u32; 4]; 2] {
+        // SAFETY: forwarded; 16-byte aligned.
+        let u = unsafe { ld_global_nc_v4_u32(Gmem::<[u32; 4]>::from_addr(row + 16 * blk as u64).byte_add(0)) };
+        let h = u.map(|x| [F::to_f16x2(x as u16), F::to_f16x2((x >> 16) as u16)]);
+        [[h[0][0], h[0][1], h[1][0], h[1][1]], [h[2][0], h[2][1], h[3][0], h[3][1]]]
+    }
+}
+
+/// The two Q-tile chunks of one 16-dim block in the k order of `K`'s fragments.
+#[inline(always)]
+pub fn q_block_order<K: KvFormat>(w: [[u32; 4]; 2]) -> [[u32; 4]; 2] {
+    if K::Q_PERMUTED {
+        // Logical k pairs (2t, 2t+1) are physical pair 2t, (2t+8, 2t+9) physical pair 2t+1.
+        [[w[0][0], w[0][2], w[1][0], w[1][2]], [w[0][1], w[0][3], w[1][1], w[1][3]]]
+    } else {
+        w
+    }
+}
