@@ -477,7 +477,7 @@ fn bench_case(
         "rel_err_after": rel_err_after,
         "timing": timing,
         "status": "ok",
-        "note": format!("{} CTAs, {} merged blocks, {}", plan.work.len(), plan.merge.len(), c.plans[0].kernel()),
+        "note": format!("{} CTAs ({}/SM), {} merged blocks, {}", plan.work.len(), c.plans[0].ctas_per_sm(), plan.merge.len(), c.plans[0].kernel()),
         "sets": sets,
         "ceilings_from": ceil.source,
         "setup_s": (t0.elapsed().as_secs_f64() * 10.0).round() / 10.0,

@@ -37,6 +37,10 @@ pub const fn mbar_empty(stage: u32, stages: u32) -> u32 {
 pub const FULL_ARRIVALS: u32 = 32 * PRODUCER_WARPS;
 /// Arrivals that complete an "empty" phase (consumer threads).
 pub const EMPTY_ARRIVALS: u32 = 32 * CONSUMER_WARPS;
+/// Online-softmax rescale threshold (log2 units): the running max a row's probabilities are
+/// taken against moves only when a tile's max exceeds it by more than this, so `P <= 2^8` and
+/// most tiles skip rescaling the accumulators (See Note [lazy rescale] in docs/DESIGN.md).
+pub const RESCALE_THRESHOLD_LOG2: f32 = 8.0;
 /// Named barrier among the consumer warps only.
 pub const BAR_CONSUMERS: u32 = 15;
 /// Named barrier of all warps (producer and consumers) before the ring is reused for the merge.
@@ -66,6 +70,9 @@ pub struct DecodeSmemPlan {
     pub stage_bytes: u32,
     /// Offset of the Q tile (16-bit elements, `rows x head_dim`, swizzled like K).
     pub q_offset: u32,
+    /// Offset of the per-row score factors (`rows` f32: the power of two a Q row was scaled by
+    /// to fit f16, undone on the scores).
+    pub row_scale_offset: u32,
     /// Offset of the ring of stages.
     pub ring_offset: u32,
     /// Offset of the `2 * stages` u64 mbarriers (full then empty).
@@ -99,7 +106,8 @@ impl DecodeGeometry {
         let stage_bytes = 2 * kv_tile_bytes;
         let q_bytes = self.rows_per_block() * self.head_dim * 2;
         let q_offset = 0;
-        let ring_offset = align_up(q_offset + q_bytes, 128);
+        let row_scale_offset = q_offset + q_bytes;
+        let ring_offset = align_up(row_scale_offset + 4 * self.rows_per_block(), 128);
         // Per consumer warp: O (rows x padded head_dim f32) + max and sum per row (2 x rows f32).
         let merge_bytes =
             CONSUMER_WARPS * self.rows_per_block() * (self.merge_row_stride_f32() + 2) * 4;
@@ -115,6 +123,7 @@ impl DecodeGeometry {
             kv_tile_bytes,
             stage_bytes,
             q_offset,
+            row_scale_offset,
             ring_offset,
             mbar_offset,
             total_bytes,
@@ -123,11 +132,14 @@ impl DecodeGeometry {
     }
 }
 
-/// Stages for a head dim and element size: about 96 KiB of ring (two CTAs per SM on Hopper and
-/// Ampere-class 164+ KiB SMs), at least 2 and at most 6 (fp8 d128: 6 stages of 16 KiB).
+/// Stages for a head dim and element size: about 96 KiB of ring for 16-bit K/V (two CTAs per SM
+/// on Hopper and Ampere-class 164+ KiB SMs), about 64 KiB for fp8 (three CTAs per SM: fp8 tiles
+/// carry half the bytes for the same consumer work, so more consumer warps per SM pay more
+/// than deeper rings), at least 2 and at most 6 (fp8 d128: 4 stages of 16 KiB).
 pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32) -> u32 {
     let stage = 2 * KV_TILE_TOKENS * head_dim * kv_elem_bytes;
-    let s = 96 * 1024 / stage;
+    let ring = if kv_elem_bytes == 1 { 64 * 1024 } else { 96 * 1024 };
+    let s = ring / stage;
     if s < 2 {
         2
     } else if s > 6 {
@@ -171,10 +183,12 @@ mod tests {
         let g = geometry(128, 1, 1);
         assert_eq!(
             (g.stages, g.chunks_per_row(), g.q_chunks_per_row()),
-            (6, 8, 16)
+            (4, 8, 16)
         );
+        // Three CTAs fit in a Hopper SM's 228 KiB (1 KiB reserved per CTA).
+        assert!(3 * (g.smem().total_bytes + 1024) <= 228 * 1024);
         assert_eq!(g.smem().stage_bytes, 16 * 1024);
-        assert!(g.smem().merge_bytes <= 6 * 16 * 1024);
+        assert!(g.smem().merge_bytes <= 4 * 16 * 1024);
         let g = geometry(64, 1, 2);
         assert_eq!(g.chunks_per_row(), 4);
     }

@@ -780,6 +780,10 @@ impl DecodePlan {
     pub fn kernel(&self) -> &'static str {
         self.decode_kernel
     }
+    /// Resident CTAs per SM of that kernel (occupancy the planner used).
+    pub fn ctas_per_sm(&self) -> u32 {
+        self.ctas_per_sm
+    }
 
     /// Run on cudarc buffers (on `dev`'s stream). Validates every tensor first.
     pub fn run<Q, KV, O>(&self, dev: &Device, t: DecodeTensors<'_, Q, KV, O>) -> Result<()> {

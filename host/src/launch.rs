@@ -221,8 +221,17 @@ pub(crate) fn decode(
 ) -> Result<()> {
     let f = dev.function(kernel)?;
     if dims.grid.0 > 0 {
-        // SAFETY: see the function doc: `p` was built from validated inputs.
-        unsafe { launch_raw(dev, &f, dims, stream, p)? };
+        // SAFETY: see the function doc: `p` was built from validated inputs. On sm_90+ the
+        // decode is a programmatic dependent of whatever kernel precedes it: its CTAs read their
+        // work item and page ids (plan buffers, uploaded before that kernel) early and wait
+        // with griddepcontrol.wait before touching Q, K/V, outputs or the workspace.
+        unsafe {
+            if dev.arch() == crate::ModuleArch::Sm80 {
+                launch_raw(dev, &f, dims, stream, p)?
+            } else {
+                launch_raw_dependent(dev, &f, dims, stream, p)?
+            }
+        };
     }
     if let Some(cd) = combine {
         let fc = dev.function(combine_kernel)?;

@@ -22,7 +22,12 @@ use ferroflash_contract::softmax::{LN_2, LOG2_E};
 pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     // Launched as a programmatic dependent of the decode grid on sm_90+: wait for its partials.
     #[cfg(target_feature = "sm_90")]
-    griddepcontrol_wait();
+    {
+        griddepcontrol_wait();
+        // The next decode call may start its prologue (work item, page ids) now; it waits for
+        // this grid before it reads Q/K/V or writes anything (See Note [PDL chain] in DESIGN.md).
+        griddepcontrol_launch_dependents();
+    }
     let num_merge = if p.num_merge_dev != NONE_ADDR {
         // SAFETY: host-provided device counter (graph mode).
         unsafe { table_u32(p.num_merge_dev, 0) }

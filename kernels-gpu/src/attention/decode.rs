@@ -185,6 +185,10 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     };
     let mut ids_next = page_ids(0);
     let mut ids_after = page_ids(1);
+    // Launched as a programmatic dependent of the previous kernel on sm_90+: the work item and
+    // page ids are the plan's own (uploaded before that kernel ran); K/V may be written by it.
+    #[cfg(target_feature = "sm_90")]
+    griddepcontrol_wait();
     let mut t = 0;
     while t < b.num_tiles {
         let s = t % STAGES as u32;
@@ -261,6 +265,10 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
     let ring = smem.byte_add::<u8>(b.plan.ring_offset);
     let rows = b.geo.rows_per_block();
 
+    // Q (and everything this CTA writes) may belong to the previous kernel: wait for it (a
+    // no-op when the launch was not a programmatic dependent).
+    #[cfg(target_feature = "sm_90")]
+    griddepcontrol_wait();
     // Q tile -> shared memory as `EQ`, one 16-dim block (two chunks) per step, in the k order
     // of K's fragments; rows past the request's tokens are zero.
     let blocks = D as u32 / 16;
@@ -268,13 +276,32 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
     while idx < rows * blocks {
         let (lr, blk) = (idx / blocks, idx % blocks);
         let (i, real) = row_token(p, b, lr);
-        let w = if real {
+        let mut w = if real {
             let row = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 * O::Q::ELEM_BYTES as u64;
             // SAFETY: a real row of the validated Q tensor.
-            q_block_order::<O::K>(unsafe { O::Q::load_block(p.q + row, blk) })
+            unsafe { O::Q::load_block(p.q + row, blk) }
         } else {
             [[0; 4]; 2]
         };
+        if O::Q::ROW_SCALED {
+            // A row's blocks sit in `blocks` consecutive lanes (blocks divides the stride of
+            // 128): reduce its max over them, scale by 2^k with max * 2^k in [2^14, 2^15).
+            let mut a = O::Q::amax(&w);
+            let mut o = 1;
+            while o < blocks {
+                // SAFETY: full warp (the loop runs rows * blocks / 128 times for every thread,
+                // a multiple of 32 items per pass).
+                a = a.max(f32::from_bits(unsafe { shfl_sync_bfly_b32(a.to_bits(), o) }));
+                o *= 2;
+            }
+            let k = if a > 0.0 { (141 - ((a.to_bits() >> 23) & 0xff) as i32).clamp(-126, 126) } else { 0 };
+            w = O::Q::scaled(w, f32::from_bits(((127 + k) as u32) << 23));
+            if blk == 0 {
+                // SAFETY: inside the row-scale region of the plan.
+                unsafe { st_shared_u32(smem.byte_add(b.plan.row_scale_offset + 4 * lr), ((127 - k) as u32) << 23) };
+            }
+        }
+        let w = q_block_order::<O::K>(w);
         // SAFETY: inside the Q region of the plan.
         unsafe {
             st_shared_v4_u32(s_q.chunk(lr, 2 * blk), w[0]);
@@ -290,7 +317,17 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
     // registers would cost D / 4 registers per m tile and push the larger variants into spills.
     let mi = lane / 8;
     let qk_scale = scale_of(p, p.q_scale, &b.work) * scale_of(p, p.k_scale, &b.work);
-    let xf = ScoreTransform { scale: p.score_scale * qk_scale, softcap_log2: p.softcap_log2 };
+    // Score transform of this thread's rows (g and g + 8 of every m tile).
+    let mut xf = [[ScoreTransform { scale: p.score_scale * qk_scale, softcap_log2: p.softcap_log2 }; 2]; MT];
+    if O::Q::ROW_SCALED {
+        for (mt, x) in xf.iter_mut().enumerate() {
+            for (h, x) in x.iter_mut().enumerate() {
+                let lr = 16 * mt as u32 + quad.g + 8 * h as u32;
+                // SAFETY: written before the consumer barrier above.
+                x.scale *= f32::from_bits(unsafe { ld_shared_u32(smem.byte_add(b.plan.row_scale_offset + 4 * lr)) });
+            }
+        }
+    }
     // Masks of this thread's rows (g and g + 8 of every m tile).
     let mut mask = [[RowMask { pos: 0, kv_end: b.work.kv_end as i32, window_left: p.window_left }; 2]; MT];
     for mt in 0..MT {
@@ -345,7 +382,7 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
             for j in 0..2 {
                 for e in 0..4 {
                     let key = tile_key0 + (key_base + 8 * j as u32 + 2 * quad.t) as i32 + (e % 2) as i32;
-                    let v = xf.apply(sc[mt][j][e]);
+                    let v = xf[mt][e / 2].apply(sc[mt][j][e]);
                     sc[mt][j][e] = if needs_mask && !mask[mt][e / 2].visible(key) { f32::NEG_INFINITY } else { v };
                 }
             }
@@ -353,10 +390,20 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
             for h in 0..2 {
                 let local = sc[mt][0][2 * h].max(sc[mt][0][2 * h + 1]).max(sc[mt][1][2 * h]).max(sc[mt][1][2 * h + 1]);
                 // SAFETY: full warp.
-                let m_new = m_run[mt][h].max(unsafe { quad_max(local) });
-                let r = exp_ref(m_new);
-                let alpha = ex2_approx_ftz_f32(m_run[mt][h] - r);
-                m_run[mt][h] = m_new;
+                let m_tile = unsafe { quad_max(local) };
+                // Lazy rescale (See Note [lazy rescale] in docs/DESIGN.md): keep the reference
+                // max unless this tile exceeds it by more than the threshold (always on the
+                // first visible key: -inf + 8 is -inf); then P <= 2^8.
+                if m_tile > m_run[mt][h] + RESCALE_THRESHOLD_LOG2 {
+                    let alpha = ex2_approx_ftz_f32(m_run[mt][h] - m_tile);
+                    m_run[mt][h] = m_tile;
+                    l_run[mt][h] *= alpha;
+                    for n in 0..NT {
+                        acc[mt][n][2 * h] *= alpha;
+                        acc[mt][n][2 * h + 1] *= alpha;
+                    }
+                }
+                let r = exp_ref(m_run[mt][h]);
                 let mut sum = 0.0;
                 for j in 0..2 {
                     for e in 0..2 {
@@ -365,11 +412,7 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
                         sum += pv;
                     }
                 }
-                l_run[mt][h] = l_run[mt][h] * alpha + sum;
-                for n in 0..NT {
-                    acc[mt][n][2 * h] *= alpha;
-                    acc[mt][n][2 * h + 1] *= alpha;
-                }
+                l_run[mt][h] += sum;
             }
             // C layout of the two key n-tiles -> A layout of one k16 step.
             pf[mt] = [

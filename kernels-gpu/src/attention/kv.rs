@@ -130,6 +130,18 @@ impl<F: Fp8Kind> KvFormat for Kv8<F> {
 pub trait QFormat: Copy {
     /// Bytes per element of `q`.
     const ELEM_BYTES: u32;
+    /// Whether each row is scaled by a power of two on its way to f16 (bf16 Q for the f16
+    /// GEMM of an fp8 cache); the factor is undone on the row's scores.
+    const ROW_SCALED: bool = false;
+    /// Largest magnitude of a block as loaded (only used when `ROW_SCALED`).
+    fn amax(_w: &[[u32; 4]; 2]) -> f32 {
+        0.0
+    }
+    /// A loaded block multiplied by `factor` (a power of two) in the GEMM type (only used when
+    /// `ROW_SCALED`).
+    fn scaled(w: [[u32; 4]; 2], _factor: f32) -> [[u32; 4]; 2] {
+        w
+    }
     /// The 16 head dims `16 blk..16 blk + 16` of the row at byte address `row`, as two chunks
     /// of eight 16-bit values in natural order.
     ///
@@ -149,6 +161,47 @@ impl QFormat for Q16 {
         let g = Gmem::<[u32; 4]>::from_addr(row + 32 * blk as u64);
         // SAFETY: forwarded; 16-byte aligned (validated base, head_dim % 8 == 0).
         unsafe { [ld_global_nc_v4_u32(g.byte_add(0)), ld_global_nc_v4_u32(g.byte_add(16))] }
+    }
+}
+
+/// bf16 Q for the f16 GEMMs of an fp8 cache: each row is multiplied by `2^k` so its largest
+/// magnitude lands in `[2^14, 2^15)`, where every bf16 value of the row down to `2^-28` of that
+/// maximum is exact in f16 (smaller ones round at f16's subnormal step, `2^-38` of the maximum).
+/// The row's scores are multiplied by `2^-k`. Saves decoding K to bf16 (three more
+/// instructions per pair of keys' dims).
+#[derive(Clone, Copy)]
+pub struct QBf16AsF16;
+
+#[inline(always)]
+fn bf16_lo(x: u32) -> f32 {
+    f32::from_bits(x << 16)
+}
+#[inline(always)]
+fn bf16_hi(x: u32) -> f32 {
+    f32::from_bits(x & 0xffff_0000)
+}
+
+impl QFormat for QBf16AsF16 {
+    const ELEM_BYTES: u32 = 2;
+    const ROW_SCALED: bool = true;
+    #[inline(always)]
+    unsafe fn load_block(row: u64, blk: u32) -> [[u32; 4]; 2] {
+        // SAFETY: forwarded.
+        unsafe { Q16::load_block(row, blk) }
+    }
+    #[inline(always)]
+    fn amax(w: &[[u32; 4]; 2]) -> f32 {
+        let mut a = 0f32;
+        for c in w {
+            for &x in c {
+                a = a.max(bf16_lo(x).abs()).max(bf16_hi(x).abs());
+            }
+        }
+        a
+    }
+    #[inline(always)]
+    fn scaled(w: [[u32; 4]; 2], factor: f32) -> [[u32; 4]; 2] {
+        w.map(|c| c.map(|x| cvt_rn_f16x2_f32(bf16_lo(x) * factor, bf16_hi(x) * factor)))
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::attention::combine::combine_cta;
 use crate::attention::decode::{decode_cta, Operands};
-use crate::attention::kv::{Kv16, Kv8, KvFormat, Q16, Q8};
+use crate::attention::kv::{Kv16, Kv8, KvFormat, QBf16AsF16, Q16, Q8};
 use crate::tile::{Bf16, E4m3, E5m2, F16};
 use ferroflash_contract::decode::stages_for;
 use ferroflash_contract::params::DecodeParams;
@@ -26,10 +26,10 @@ operands!(/// bf16 Q, K, V, O.
     Bf16Ops: QK Bf16, PV Bf16, out Bf16, K/V Kv16, Q Q16);
 operands!(/// f16 Q, K, V, O.
     F16Ops: QK F16, PV F16, out F16, K/V Kv16, Q Q16);
-operands!(/// bf16 Q and O over an e4m3 KV cache (K decoded to bf16, V to f16, P in f16).
-    Bf16E4m3Kv: QK Bf16, PV F16, out Bf16, K/V Kv8<E4m3>, Q Q16);
+operands!(/// bf16 Q and O over an e4m3 KV cache: Q rows scaled into f16, K and V decoded to f16.
+    Bf16E4m3Kv: QK F16, PV F16, out Bf16, K/V Kv8<E4m3>, Q QBf16AsF16);
 operands!(/// bf16 Q and O over an e5m2 KV cache.
-    Bf16E5m2Kv: QK Bf16, PV F16, out Bf16, K/V Kv8<E5m2>, Q Q16);
+    Bf16E5m2Kv: QK F16, PV F16, out Bf16, K/V Kv8<E5m2>, Q QBf16AsF16);
 operands!(/// f16 Q and O over an e4m3 KV cache.
     F16E4m3Kv: QK F16, PV F16, out F16, K/V Kv8<E4m3>, Q Q16);
 operands!(/// f16 Q and O over an e5m2 KV cache.
