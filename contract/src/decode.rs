@@ -149,6 +149,18 @@ pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32) -> u32 {
     }
 }
 
+/// Register cap (`.maxnreg`) of a decode variant, where one keeps more CTAs per SM: fp8 K/V at
+/// head dim 128 with one m tile (64 KiB ring) fits three CTAs per SM in shared memory, and at
+/// 128 registers (3 x 160 threads x 128 = 61440 of 65536) in the register file too; uncapped it
+/// needs 129-131 and gets two. Consumers of fp8 tiles are issue-bound, so the third CTA pays.
+pub const fn max_registers(kv_elem_bytes: u32, head_dim: u32, m_tiles: u32) -> Option<u32> {
+    if kv_elem_bytes == 1 && head_dim == 128 && m_tiles == 1 {
+        Some(128)
+    } else {
+        None
+    }
+}
+
 /// The geometry of the variant for (head_dim, kv element bytes, m tiles).
 pub const fn geometry(head_dim: u32, kv_elem_bytes: u32, m_tiles: u32) -> DecodeGeometry {
     DecodeGeometry {

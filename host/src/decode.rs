@@ -605,13 +605,13 @@ impl DecodePlan {
         let (decode_kernel, smem_bytes, ctas_per_sm) = Self::variant(dev, cfg, m_tiles)?;
         let rows_per_block = M_TILE_ROWS * m_tiles;
         // Work items: without a split, one per (request, kv head, row block); with automatic
-        // splits at most one wave; with Fixed(n) at most n (<= MAX_SPLITS) per block.
+        // splits at most MAX_WAVE_SPLITS per block or one wave; with Fixed(n) at most n (<= MAX_SPLITS) per block.
         let blocks = cap.max_requests as usize
             * cfg.kv_heads as usize
             * (cap.max_new_tokens * group).div_ceil(rows_per_block) as usize;
         let wave = (dev.caps().sm_count * ctas_per_sm) as usize;
         let max_work = match cfg.splits {
-            Splits::Auto => blocks.max(wave),
+            Splits::Auto => (blocks * crate::plan::MAX_WAVE_SPLITS as usize).max(wave),
             Splits::Fixed(n) => blocks * n.min(MAX_SPLITS) as usize,
         };
         let sizes = BufferSizes {

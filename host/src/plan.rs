@@ -8,7 +8,10 @@
 //! Decode is bound by HBM bandwidth, so the goal is to keep every SM streaming K/V. A CTA
 //! covers one (request, kv head, block of packed query rows); without splitting there are
 //! `base = Σ_r kv_heads * row_blocks_r` of them. When `base` already fills one wave
-//! (`sm_count * ctas_per_sm` resident CTAs), splitting only adds combine work: no split.
+//! (`sm_count * ctas_per_sm` resident CTAs), splits only pay where they fix wave quantization:
+//! the longest request is cut into `s = 1..=`[`MAX_WAVE_SPLITS`] chunks and the smallest `s`
+//! whose wave efficiency (CTAs / (waves * wave)) is within [`WAVE_EFFICIENCY_SLACK`] of the best
+//! is taken (512 blocks at 3 CTAs/SM: 65% unsplit, 97% in three chunks).
 //! Otherwise every request's KV range is cut into chunks of `c` tiles (64 keys each), the same
 //! `c` for all requests so that CTAs take about equal time, with `c` the smallest chunk for which
 //! the CTA count stays within one wave. A chunk is never under [`MIN_TILES_PER_SPLIT`] tiles, so a
@@ -20,6 +23,10 @@ use ferroflash_contract::params::{DecodeWork, MergeWork, FINAL_OUTPUT};
 
 /// The smallest split, in 64-key tiles (see the module doc).
 pub const MIN_TILES_PER_SPLIT: u32 = 4;
+/// Most chunks per request when splitting only for wave quantization (more than a wave).
+pub const MAX_WAVE_SPLITS: u32 = 4;
+/// A split count is taken when its wave efficiency is at least this fraction of the best one.
+pub const WAVE_EFFICIENCY_SLACK: f64 = 0.95;
 /// Most splits of one request: bounds the combine kernel's shared memory
 /// (`combine_smem_bytes(32, 256)` = 32 KiB) and its per-row loop.
 pub const MAX_SPLITS: u32 = 256;
@@ -116,8 +123,20 @@ pub fn plan(inp: &PlanInput) -> Plan {
     };
     let max_tiles = (0..n).map(tiles).max().unwrap_or(0).max(1);
     // The automatic chunk (tiles per split), the same for every request, computed once.
-    let auto_chunk = if inp.splits != Splits::Auto || ctas_with_chunk(max_tiles) >= wave {
+    let auto_chunk = if inp.splits != Splits::Auto {
         max_tiles
+    } else if ctas_with_chunk(max_tiles) >= wave {
+        // At least a wave: split only where it fixes the last wave's idle slots.
+        let eff = |c: u32| {
+            let n = ctas_with_chunk(c);
+            n as f64 / (n.div_ceil(wave) * wave) as f64
+        };
+        let chunks: Vec<u32> = (1..=MAX_WAVE_SPLITS)
+            .map(|s| max_tiles.div_ceil(s))
+            .filter(|&c| c == max_tiles || c >= MIN_TILES_PER_SPLIT)
+            .collect();
+        let best = chunks.iter().map(|&c| eff(c)).fold(0.0, f64::max);
+        *chunks.iter().find(|&&c| eff(c) >= WAVE_EFFICIENCY_SLACK * best).expect("the unsplit chunk is a candidate")
     } else {
         // Smallest chunk >= MIN_TILES_PER_SPLIT whose CTA count fits one wave
         // (ctas_with_chunk is non-increasing in c).
@@ -235,6 +254,22 @@ mod tests {
         assert_eq!(p.work.len(), 256);
         assert_eq!(p.merge.len(), 64);
         assert!(p.merge.iter().all(|m| m.num_splits == 4));
+    }
+
+    #[test]
+    fn more_than_a_wave_splits_only_for_wave_efficiency() {
+        // 512 blocks at 3 CTAs/SM (396 slots): unsplit 65%, two chunks 86%, three 97%.
+        let mut i = inp(&[1; 64], &[4096; 64], 32, 8);
+        i.ctas_per_sm = 3;
+        let p = plan(&i);
+        assert_eq!(p.work.len(), 3 * 512);
+        assert!(p.merge.iter().all(|m| m.num_splits == 3));
+        // 320 blocks at 2 CTAs/SM: four chunks fill 97% of four waves.
+        let p = plan(&inp(&[1; 40], &[4096; 40], 32, 8));
+        assert_eq!(p.work.len(), 4 * 320);
+        // Short requests are never cut below MIN_TILES_PER_SPLIT tiles.
+        let p = plan(&inp(&[1; 40], &[300; 40], 32, 8));
+        assert!(p.merge.is_empty());
     }
 
     #[test]

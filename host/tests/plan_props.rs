@@ -1,7 +1,7 @@
 //! Property tests of the decode planner (pure Rust, no GPU): coverage, ordering, slots, limits
 //! and determinism over generated batches. `FF_PLAN_CASES` sets the case count (default 10,000).
 
-use ferroflash::plan::{plan, Plan, PlanInput, Splits, MAX_SPLITS};
+use ferroflash::plan::{plan, Plan, PlanInput, Splits, MAX_SPLITS, MAX_WAVE_SPLITS};
 use ferroflash_contract::params::FINAL_OUTPUT;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -159,9 +159,16 @@ proptest! {
         prop_assert_eq!(p.partial_o_elems(b.head_dim), p.partial_lse_elems() * b.head_dim as usize);
         // Grid within the launch limit.
         prop_assert!(p.work.len() < i32::MAX as usize);
-        // Automatic splitting stays within one wave when it splits at all.
+        // Automatic splitting: under a wave of blocks, it stays within one wave; from a wave on,
+        // at most MAX_WAVE_SPLITS chunks per block (wave quantization only).
         if b.splits == Splits::Auto && !p.merge.is_empty() {
-            prop_assert!(p.work.len() as u32 <= b.sm_count * b.ctas_per_sm, "{} CTAs for a wave of {}", p.work.len(), b.sm_count * b.ctas_per_sm);
+            let wave = (b.sm_count * b.ctas_per_sm) as usize;
+            let blocks = p.merge.len() + p.work.iter().filter(|w| w.partial_slot == FINAL_OUTPUT).count();
+            if blocks < wave {
+                prop_assert!(p.work.len() <= wave, "{} CTAs for a wave of {}", p.work.len(), wave);
+            } else {
+                prop_assert!(p.merge.iter().all(|m| m.num_splits <= MAX_WAVE_SPLITS), "more than {} splits past a wave", MAX_WAVE_SPLITS);
+            }
         }
         // Longest ranges first.
         prop_assert!(p.work.windows(2).all(|w| w[0].kv_end - w[0].kv_start >= w[1].kv_end - w[1].kv_start));

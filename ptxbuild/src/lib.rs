@@ -136,7 +136,33 @@ pub fn build(
         ));
     }
     check_self_contained(&out)?;
+    apply_register_caps(&out)?;
     Ok(out)
+}
+
+/// Insert `.maxnreg N` after the parameter list of every decode entry the contract caps
+/// (`ferroflash_contract::decode::max_registers`): rustc has no launch-bounds attribute for
+/// nvptx, and the PTX performance-tuning directive is per entry. Idempotent.
+pub fn apply_register_caps(ptx: &Path) -> Result<(), String> {
+    use ferroflash_contract::decode::max_registers;
+    use ferroflash_contract::names::decode::VARIANTS;
+    let mut text = std::fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
+    let mut changed = false;
+    for v in VARIANTS {
+        let Some(cap) = max_registers(v.kv.bytes(), v.head_dim, v.m_tiles) else { continue };
+        let head = format!(".entry {}(", v.name);
+        let Some(at) = text.find(&head) else { continue };
+        let body = text[at..].find("\n{").map(|i| at + i).ok_or_else(|| format!("{}: no body after {}", ptx.display(), v.name))?;
+        if text[at..body].contains(".maxnreg") {
+            continue;
+        }
+        text.insert_str(body, &format!("\n.maxnreg {cap}"));
+        changed = true;
+    }
+    if changed {
+        std::fs::write(ptx, text).map_err(|e| format!("{}: {e}", ptx.display()))?;
+    }
+    Ok(())
 }
 
 /// Reject a PTX module that still references external functions (fat LTO did not pull
@@ -185,5 +211,20 @@ mod tests {
     fn entry_names() {
         let t = ".visible .entry ff_a(\n.param .u64 x\n)\n.visible .entry ff_b(\n";
         assert_eq!(entries(t), vec!["ff_a", "ff_b"]);
+    }
+
+    #[test]
+    fn register_caps_go_after_the_parameters_once() {
+        let dir = std::env::temp_dir().join(format!("ff-ptxbuild-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("t.ptx");
+        let t = ".visible .entry ff_decode_e4m3_d128_m16(\n.param .u64 x\n)\n{\nret;\n}\n.visible .entry ff_decode_bf16_d128_m16(\n.param .u64 x\n)\n{\nret;\n}\n";
+        std::fs::write(&f, t).unwrap();
+        apply_register_caps(&f).unwrap();
+        apply_register_caps(&f).unwrap();
+        let out = std::fs::read_to_string(&f).unwrap();
+        assert_eq!(out.matches(".maxnreg 128").count(), 1);
+        assert!(out.contains(".param .u64 x\n)\n.maxnreg 128\n{"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
