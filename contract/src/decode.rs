@@ -206,6 +206,10 @@ mod tests {
     }
 }
 
+/// Most KV splits of one output block: bounds the combine kernel's shared memory
+/// (`combine_smem_bytes(32, 256)` = 32 KiB) and its per-lane LSE registers (8 per lane).
+pub const MAX_SPLITS: u32 = 256;
+
 /// Threads of a combine CTA.
 pub const COMBINE_THREADS: u32 = 512;
 

@@ -27,9 +27,7 @@ pub const MIN_TILES_PER_SPLIT: u32 = 4;
 pub const MAX_WAVE_SPLITS: u32 = 4;
 /// A split count is taken when its wave efficiency is at least this fraction of the best one.
 pub const WAVE_EFFICIENCY_SLACK: f64 = 0.95;
-/// Most splits of one request: bounds the combine kernel's shared memory
-/// (`combine_smem_bytes(32, 256)` = 32 KiB) and its per-row loop.
-pub const MAX_SPLITS: u32 = 256;
+pub use ferroflash_contract::decode::MAX_SPLITS;
 
 /// How many KV splits to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

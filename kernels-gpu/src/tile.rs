@@ -171,3 +171,33 @@ pub unsafe fn quad_sum(v: f32) -> f32 {
         v + f32::from_bits(shfl_sync_bfly_b32(v.to_bits(), 2))
     }
 }
+
+/// Max over the 32 lanes of a warp.
+///
+/// # Safety
+/// Full warp, uniform control flow.
+#[inline(always)]
+pub unsafe fn warp_max(mut v: f32) -> f32 {
+    let mut m = 1;
+    while m < 32 {
+        // SAFETY: forwarded.
+        v = v.max(f32::from_bits(unsafe { shfl_sync_bfly_b32(v.to_bits(), m) }));
+        m *= 2;
+    }
+    v
+}
+
+/// Sum over the 32 lanes of a warp.
+///
+/// # Safety
+/// Full warp, uniform control flow.
+#[inline(always)]
+pub unsafe fn warp_sum(mut v: f32) -> f32 {
+    let mut m = 1;
+    while m < 32 {
+        // SAFETY: forwarded.
+        v += f32::from_bits(unsafe { shfl_sync_bfly_b32(v.to_bits(), m) });
+        m *= 2;
+    }
+    v
+}

@@ -1,16 +1,16 @@
 //! Split-KV combine: merges the partial (O, LSE) of a block's splits by their LSE, adds the
-//! sink, and writes O (16-bit) and LSE. One CTA per [`MergeWork`], three phases:
-//! 1. partial LSEs of every (row, split) -> shared memory;
-//! 2. one thread per row: merged max and sum (the softmax-state merge of the contract, over all
-//!    splits at once), each split's weight overwrites its LSE, the row's LSE is stored;
-//! 3. up to 8 lanes per (row, 4 columns), each summing a stride of the splits with four loads
-//!    in flight, then a butterfly reduction: Σ weight × partial O; empty splits (weight 0) are
-//!    not read.
+//! sink, and writes O (16-bit) and LSE. One CTA per [`MergeWork`], two phases:
+//! 1. one warp per row: its lanes load the row's partial LSEs (up to 8 splits each), merged max
+//!    and sum by warp butterflies (the softmax-state merge of the contract, over all splits at
+//!    once); each split's weight goes to shared memory, the row's LSE to `lse`;
+//! 2. up to 8 lanes per (row, 4 columns), each summing a stride of the splits with up to eight
+//!    loads in flight, then a butterfly reduction: Σ weight × partial O; empty splits (weight 0)
+//!    are not read.
 
 use super::softmax::exp_ref;
 use crate::arch::*;
-use crate::tile::{table_u32, Elem16};
-use ferroflash_contract::decode::COMBINE_THREADS;
+use crate::tile::{table_u32, warp_max, warp_sum, Elem16};
+use ferroflash_contract::decode::{COMBINE_THREADS, MAX_SPLITS};
 use ferroflash_contract::params::{DecodeParams, MergeWork, NONE_ADDR};
 use ferroflash_contract::softmax::{LN_2, LOG2_E};
 
@@ -52,51 +52,46 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     let head_of = |lr: u32| mw.kv_head * p.group + (mw.row_start + lr) % p.group;
     let token_of = |lr: u32| first_token + (mw.row_start + lr) / p.group;
 
-    let mut i = tid;
-    while i < rows * splits {
-        let (lr, s) = (i / splits, i % splits);
-        // The partials come from the decode grid (done once griddepcontrol.wait returned):
-        // coherent loads, not the read-only path.
-        // SAFETY: a slot of the plan's workspace.
-        let lse = unsafe { ld_global_u32(Gmem::from_addr(p.partial_lse).add(((mw.first_slot + s) * p.rows_per_block + lr) as u64)) };
-        // SAFETY: inside the plan's combine shared memory (rows x splits f32).
-        unsafe { st_shared_u32(s_w.add(i).byte_add(0), lse) };
-        i += COMBINE_THREADS;
-    }
-    // SAFETY: all threads of the CTA reach every barrier.
-    unsafe { bar_sync_all() };
-
-    if tid < rows {
-        let lr = tid;
-        let row_w = s_w.add(lr * splits);
+    // Phase 1, one warp per row (warp-uniform loop: shuffles need the whole warp).
+    const PER_LANE: usize = (MAX_SPLITS / 32) as usize;
+    let (warp, lane) = (tid / 32, tid % 32);
+    let mut lr = warp;
+    while lr < rows {
+        let mut lse = [f32::NEG_INFINITY; PER_LANE];
+        for (u, x) in lse.iter_mut().enumerate() {
+            let s = lane + 32 * u as u32;
+            if s < splits {
+                // The partials come from the decode grid (done once griddepcontrol.wait
+                // returned): coherent loads, not the read-only path.
+                // SAFETY: a slot of the plan's workspace.
+                *x = f32::from_bits(unsafe { ld_global_u32(Gmem::from_addr(p.partial_lse).add(((mw.first_slot + s) * p.rows_per_block + lr) as u64)) });
+            }
+        }
         let sink = if p.sinks != NONE_ADDR { f32::from_bits(ld(p.sinks, head_of(lr))) * LOG2_E } else { f32::NEG_INFINITY };
-        // SAFETY: this row's weights.
-        let lse_at = |s: u32| f32::from_bits(unsafe { ld_shared_u32(row_w.add(s).byte_add(0)) });
-        let mut m = sink;
-        for s in 0..splits {
-            m = m.max(lse_at(s));
-        }
+        // SAFETY: full warp.
+        let m = unsafe { warp_max(lse.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b))) }.max(sink);
         let r = exp_ref(m);
-        let mut l = ex2_approx_ftz_f32(sink - r);
-        for s in 0..splits {
-            l += ex2_approx_ftz_f32(lse_at(s) - r);
-        }
+        // SAFETY: full warp.
+        let l = unsafe { warp_sum(lse.iter().map(|&x| ex2_approx_ftz_f32(x - r)).sum()) } + ex2_approx_ftz_f32(sink - r);
         let inv = if l > 0.0 { 1.0 / l } else { 0.0 };
-        for s in 0..splits {
-            let w = ex2_approx_ftz_f32(lse_at(s) - r) * inv;
-            // SAFETY: this row's weights.
-            unsafe { st_shared_u32(row_w.add(s).byte_add(0), w.to_bits()) };
+        for (u, &x) in lse.iter().enumerate() {
+            let s = lane + 32 * u as u32;
+            if s < splits {
+                // SAFETY: inside the plan's combine shared memory (rows x splits f32).
+                unsafe { st_shared_u32(s_w.add(lr * splits + s).byte_add(0), (ex2_approx_ftz_f32(x - r) * inv).to_bits()) };
+            }
         }
-        if p.lse != NONE_ADDR {
+        if lane == 0 && p.lse != NONE_ADDR {
             let lse = if l > 0.0 { (m + lg2_approx_ftz_f32(l)) * LN_2 } else { f32::NEG_INFINITY };
             // SAFETY: a real row of the validated LSE tensor.
             unsafe { *Gmem::<f32>::from_addr(p.lse).add((token_of(lr) * p.q_heads + head_of(lr)) as u64).ptr() = lse };
         }
+        lr += COMBINE_THREADS / 32;
     }
-    // SAFETY: as above.
+    // SAFETY: all threads of the CTA reach it.
     unsafe { bar_sync_all() };
 
-    // Phase 3. A unit is (row, 4 columns); `tpu` consecutive lanes share a unit, each summing
+    // Phase 2. A unit is (row, 4 columns); `tpu` consecutive lanes share a unit, each summing
     // every tpu-th split, then reduce with butterfly shuffles. All lanes run the same number of
     // iterations (shuffles need the whole warp).
     let chunks = p.head_dim / 4;
@@ -117,10 +112,10 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
         let mut o = [0f32; 4];
         let mut s = k;
         while valid && s < splits {
-            // Up to four of this lane's splits' loads in flight before their sum.
-            let mut w = [0f32; 4];
-            let mut x = [[0u32; 4]; 4];
-            for u in 0..4 {
+            // Up to eight of this lane's splits' loads in flight before their sum.
+            let mut w = [0f32; 8];
+            let mut x = [[0u32; 4]; 8];
+            for u in 0..8 {
                 let su = s + u * tpu;
                 if su < splits {
                     // SAFETY: this row's weights.
@@ -131,12 +126,12 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
                     }
                 }
             }
-            for u in 0..4 {
+            for u in 0..8 {
                 for c in 0..4 {
                     o[c] += w[u] * f32::from_bits(x[u][c]);
                 }
             }
-            s += 4 * tpu;
+            s += 8 * tpu;
         }
         let mut m = 1;
         while m < tpu {
