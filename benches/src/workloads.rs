@@ -118,6 +118,10 @@ mod tests {
         assert_eq!(w.len(), 6);
         assert_eq!(w[3].page_sizes, vec![1, 16, 64]);
         assert_eq!(w[5].q_len, 4);
+        assert_eq!(w[4].dtypes().unwrap(), (ferroflash_reference::DType::Bf16, ferroflash_reference::DType::E4m3));
+        let mut bad = super::parse(super::BUILTIN).unwrap().remove(4);
+        bad.dtype = "e4m3-q/bf16-kv".into();
+        assert!(bad.dtypes().is_err());
         assert_eq!(super::select(w, Some("W2,W4")).unwrap().len(), 2);
     }
 }
@@ -127,8 +131,10 @@ mod extra_tests {
     #[test]
     fn extra_file_parses() {
         let w = super::parse(include_str!("../workloads-extra.toml")).unwrap();
-        assert_eq!(w.len(), 5);
+        assert_eq!(w.len(), 8);
         assert_eq!(w[0].lens().unwrap(), vec![45000, 4800, 3100, 1200]);
-        assert!(w.iter().all(|s| s.lens().is_ok()));
+        assert!(w.iter().all(|s| s.lens().is_ok() && s.dtypes().is_ok()));
+        use ferroflash_reference::DType;
+        assert_eq!(w[6].dtypes().unwrap(), (DType::E4m3, DType::E4m3));
     }
 }
