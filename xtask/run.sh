@@ -4,6 +4,7 @@
 #   tests     the GPU test suite: PASS/FAIL/SKIP per case and a summary line
 #   sanitize  the suite under compute-sanitizer memcheck, racecheck and synccheck
 #   bench     `ferroflash bench` on W1-W6 (JSON lines to $OUT/raw.jsonl when OUT is set)
+#   soak      10,000 random-shape launches (FF_SOAK_LAUNCHES), outputs checked, memory level
 # Exit code: non-zero when any step fails.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -27,8 +28,9 @@ case "$what" in
   tests) run_tests ;;
   sanitize) run_sanitize ;;
   bench) run_bench ;;
+  soak) "$here/gpu-tests" soak || rc=1 ;;
   all) run_tests; run_sanitize; run_bench ;;
-  *) echo "usage: run.sh [tests|sanitize|bench|all] [FILTER]"; exit 2 ;;
+  *) echo "usage: run.sh [tests|sanitize|bench|soak|all] [FILTER]"; exit 2 ;;
 esac
 echo "run.sh $what: exit $rc"
 exit $rc

@@ -36,6 +36,45 @@ pub struct DecodeCase {
     pub scale: f32,
     pub splits: Splits,
     pub seed: u64,
+    /// One non-finite input element to plant (see [`Poison`]).
+    pub poison: Option<Poison>,
+}
+
+/// Where a non-finite value is planted: Q of request 0's first token, head 0, dim 3; or the K
+/// or V row of request 0's key 0 (visible to every query of request 0), kv head 0, dim 3.
+/// The value is stored as the dtype's code for it (fp8 e4m3 has no infinity: it saturates), and
+/// the reference sees the decoded value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Poison {
+    Q(f32),
+    K(f32),
+    V(f32),
+}
+
+fn set_code(s: &mut Storage, i: usize, dtype: DType, v: f32) -> f32 {
+    let code = Storage::encode(dtype, &[v]);
+    match (s, &code) {
+        (Storage::U16(d), Storage::U16(c)) => d[i] = c[0],
+        (Storage::U8(d), Storage::U8(c)) => d[i] = c[0],
+        _ => unreachable!("storage width follows the dtype"),
+    }
+    code.decode(dtype)[0]
+}
+
+fn plant(x: &mut Inputs, p: &Problem, poison: Poison) {
+    match poison {
+        Poison::Q(v) => {
+            x.q[3] = set_code(&mut x.q_bits, 3, p.q_dtype, v);
+        }
+        Poison::K(v) | Poison::V(v) => {
+            let i = x.kv_row_offset(p, 0, 0, 0) + 3;
+            if let Poison::K(_) = poison {
+                x.k_pool[i] = set_code(&mut x.k_bits, i, p.kv_dtype, v);
+            } else {
+                x.v_pool[i] = set_code(&mut x.v_bits, i, p.kv_dtype, v);
+            }
+        }
+    }
 }
 
 /// The awkward lengths of the house style for page size `page`.
@@ -133,6 +172,12 @@ fn scale_tables(x: &mut Inputs, p: &Problem, layout: ScaleLayout, seed: u64) -> 
 
 /// Run one case: plan, run twice, compare with the reference. Returns a one-line summary.
 pub fn run_case(dev: &Device, c: &DecodeCase) -> Result<String, String> {
+    run_case_with(dev, c, true)
+}
+
+/// [`run_case`]; with `full == false` one run and no reference: only "every output element was
+/// written and is finite" (the soak's cheap check).
+pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String, String> {
     let problem = Problem {
         q_heads: c.kv_heads * c.group,
         kv_heads: c.kv_heads,
@@ -161,6 +206,9 @@ pub fn run_case(dev: &Device, c: &DecodeCase) -> Result<String, String> {
         },
     };
     let mut x: Inputs = generate(&problem, &opts);
+    if let Some(poison) = c.poison {
+        plant(&mut x, &problem, poison);
+    }
     let tabs = c.scales.map(|l| scale_tables(&mut x, &problem, l, c.seed));
     let out = out_dtype(c.dtype);
     let mut cfg = DecodeConfig::new(
@@ -208,7 +256,7 @@ pub fn run_case(dev: &Device, c: &DecodeCase) -> Result<String, String> {
     let n_o = problem.total_tokens() * problem.q_heads * c.head_dim;
     let n_lse = problem.total_tokens() * problem.q_heads;
     let mut outs = Vec::new();
-    for _ in 0..2 {
+    for _ in 0..(if full { 2 } else { 1 }) {
         // NaN-poisoned outputs (0x7fc0 is NaN in bf16 and f16): an element the kernel forgets to write fails the NaN parity check.
         let mut g_o = up16(&vec![0x7fc0u16; n_o])?;
         let mut g_lse = upf(&vec![f32::NAN; n_lse])?;
@@ -242,15 +290,6 @@ pub fn run_case(dev: &Device, c: &DecodeCase) -> Result<String, String> {
         let lse: Vec<f32> = s.clone_dtoh(&g_lse).map_err(|e| format!("{e:?}"))?;
         outs.push((o, lse));
     }
-    if outs[0].0 != outs[1].0
-        || outs[0]
-            .1
-            .iter()
-            .map(|x| x.to_bits())
-            .ne(outs[1].1.iter().map(|x| x.to_bits()))
-    {
-        return Err("two runs of the same plan differ bitwise (race?)".into());
-    }
     let (o_bits, lse) = &outs[0];
     let o: Vec<f32> = o_bits
         .iter()
@@ -262,6 +301,21 @@ pub fn run_case(dev: &Device, c: &DecodeCase) -> Result<String, String> {
             }
         })
         .collect();
+    if !full {
+        return match o.iter().position(|v| !v.is_finite()) {
+            Some(i) => Err(format!("output element {i} is {} (unwritten or overflow) [seed {}]", o[i], c.seed)),
+            None => Ok(String::new()),
+        };
+    }
+    if outs[0].0 != outs[1].0
+        || outs[0]
+            .1
+            .iter()
+            .map(|x| x.to_bits())
+            .ne(outs[1].1.iter().map(|x| x.to_bits()))
+    {
+        return Err("two runs of the same plan differ bitwise (race?)".into());
+    }
     let reference = reference_f64(&problem, &x);
     let matched = reference_matched(&problem, &x, out);
     let report = compare(
@@ -324,6 +378,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                         Splits::Auto,
                     ][(i % 4) as usize],
                     seed: 1000 + i,
+                    poison: None,
                 });
                 i += 1;
             }
@@ -376,6 +431,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                         Splits::Auto,
                     ][(i % 4) as usize],
                     seed: 5000 + i,
+                    poison: None,
                 });
                 i += 1;
             }
@@ -414,6 +470,14 @@ pub fn cases() -> Vec<Case> {
             run: sm80_module,
         },
         Case {
+            name: "decode/nan_inf_inputs_propagate_like_the_reference",
+            run: nan_inf_inputs,
+        },
+        Case {
+            name: "soak/random_shapes_10000_launches",
+            run: soak,
+        },
+        Case {
             name: "decode/splits1_equals_splitsn",
             run: splits_agree,
         },
@@ -449,6 +513,7 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         scale: 1.0,
         splits: Splits::Auto,
         seed: 7,
+        poison: None,
     }
 }
 
@@ -484,6 +549,98 @@ fn sm80_module(d: &Device) -> CaseResult {
         if i % 10 == 0 {
             (c.dtype, c.kv_dtype, c.scales) = (DType::F16, DType::F16, None);
             case_result(&d80, &c)?;
+        }
+    }
+    Ok(Outcome::Pass)
+}
+
+/// NaN and infinity in Q, K or V (at keys every query of the request sees) propagate into the
+/// outputs exactly where the float64 reference has them (O and LSE parity), for 16-bit and fp8
+/// caches, split and unsplit; the other requests stay finite and correct. fp8 e4m3 has no
+/// infinity: an infinite value is stored saturated (±448 · scale) and must stay finite.
+fn nan_inf_inputs(d: &Device) -> CaseResult {
+    let modes = [
+        (DType::Bf16, DType::Bf16),
+        (DType::F16, DType::F16),
+        (DType::Bf16, DType::E4m3),
+        (DType::Bf16, DType::E5m2),
+        (DType::E4m3, DType::E4m3),
+    ];
+    let poisons = [Poison::Q(f32::NAN), Poison::K(f32::NAN), Poison::V(f32::NAN), Poison::V(f32::INFINITY), Poison::K(f32::NEG_INFINITY)];
+    for (i, (q, kv)) in modes.into_iter().enumerate() {
+        for (j, poison) in poisons.into_iter().enumerate() {
+            let mut c = base(128, 16, 4, 2, vec![700, 50, 0]);
+            c.kv_heads = 2;
+            (c.dtype, c.kv_dtype) = (q, kv);
+            c.scales = kv.is_fp8().then_some(ScaleLayout::PerKvHead);
+            c.splits = [Splits::Auto, Splits::Fixed(3)][(i + j) % 2];
+            c.poison = Some(poison);
+            c.seed = 900 + (5 * i + j) as u64;
+            case_result(d, &c)?;
+        }
+    }
+    Ok(Outcome::Pass)
+}
+
+/// Soak: `FF_SOAK_LAUNCHES` (default 10,000) launches of random shapes (head dims, page sizes,
+/// ratios, lengths incl. 0, new tokens, every dtype mode, scale layouts, options, splits), each
+/// output checked for being fully written and finite, every 100th against the float64
+/// reference (run twice, bitwise); free device memory back to its level after warm-up. Runs only
+/// when named (`gpu-tests soak`).
+fn soak(d: &Device) -> CaseResult {
+    use cudarc::driver::result::mem_get_info;
+    let n: u64 = std::env::var("FF_SOAK_LAUNCHES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let modes = [
+        (DType::Bf16, DType::Bf16),
+        (DType::F16, DType::F16),
+        (DType::Bf16, DType::E4m3),
+        (DType::F16, DType::E5m2),
+        (DType::Bf16, DType::E5m2),
+        (DType::F16, DType::E4m3),
+        (DType::E4m3, DType::E4m3),
+        (DType::E5m2, DType::E5m2),
+    ];
+    let layouts = [ScaleLayout::PerTensor, ScaleLayout::PerKvHead, ScaleLayout::PerRequestKvHead];
+    let mut rng = SplitMix64(0x50a4);
+    let mut baseline = None;
+    let mut checked = 0;
+    let pick = |rng: &mut SplitMix64, k: usize| (rng.next_u64() % k as u64) as usize;
+    for i in 0..n {
+        let (q, kv) = modes[pick(&mut rng, modes.len())];
+        let requests = 1 + pick(&mut rng, 5);
+        let c = DecodeCase {
+            head_dim: [64, 128, 256][pick(&mut rng, 3)],
+            page_size: [1, 2, 3, 5, 16, 24, 64][pick(&mut rng, 7)],
+            kv_heads: [1, 2, 4][pick(&mut rng, 3)],
+            group: [1, 2, 4, 7, 8][pick(&mut rng, 5)],
+            q_len: 1 + pick(&mut rng, 16) as u32,
+            kv_lens: (0..requests).map(|_| if pick(&mut rng, 8) == 0 { 0 } else { pick(&mut rng, 400) as u32 }).collect(),
+            dtype: q,
+            kv_dtype: kv,
+            softcap: (pick(&mut rng, 6) == 0).then_some(20.0),
+            window_left: (pick(&mut rng, 6) == 0).then_some(pick(&mut rng, 200) as u32),
+            sinks: pick(&mut rng, 4) == 0,
+            scales: if kv.is_fp8() || pick(&mut rng, 4) == 0 { Some(layouts[pick(&mut rng, 3)]) } else { None },
+            scale: [0.5, 1.0, 2.0][pick(&mut rng, 3)],
+            splits: [Splits::Auto, Splits::Auto, Splits::Fixed(1 + pick(&mut rng, 8) as u32)][pick(&mut rng, 3)],
+            seed: 20_000 + i,
+            poison: None,
+        };
+        let full = i % 100 == 99;
+        run_case_with(d, &c, full).map_err(|e| format!("launch {i}: {e}\n    case: {c:?}"))?;
+        checked += full as u32;
+        if i == 99 {
+            d.stream().synchronize().map_err(|e| format!("{e:?}"))?;
+            baseline = Some(mem_get_info().map_err(|e| format!("{e:?}"))?.0);
+        }
+    }
+    d.stream().synchronize().map_err(|e| format!("{e:?}"))?;
+    let end = mem_get_info().map_err(|e| format!("{e:?}"))?.0;
+    if let Some(b) = baseline {
+        let lost = b.saturating_sub(end);
+        println!("  soak: {n} launches, {checked} against the reference; free device memory after warm-up {} MiB, at the end {} MiB", b >> 20, end >> 20);
+        if lost > 16 << 20 {
+            return Err(format!("device memory not returned: {} MiB less free than after warm-up", lost >> 20));
         }
     }
     Ok(Outcome::Pass)

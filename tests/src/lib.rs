@@ -77,6 +77,10 @@ pub fn run(filter: Option<&str>) -> Summary {
         let t0 = Instant::now();
         let outcome = match &dev {
             None => Outcome::Skip("no CUDA GPU on this machine".into()),
+            // Long-running cases run only when the filter names them.
+            Some(_) if c.name.starts_with("soak/") && !filter.is_some_and(|f| f.contains("soak")) => {
+                Outcome::Skip("long-running: run with `gpu-tests soak` (or `run.sh soak`)".into())
+            }
             Some(d) => {
                 match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (c.run)(d))) {
                     Ok(Ok(o)) => o,

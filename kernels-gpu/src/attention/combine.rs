@@ -73,7 +73,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
         let r = exp_ref(m);
         // SAFETY: full warp.
         let l = unsafe { warp_sum(lse.iter().map(|&x| ex2_approx_ftz_f32(x - r)).sum()) } + ex2_approx_ftz_f32(sink - r);
-        let inv = if l > 0.0 { 1.0 / l } else { 0.0 };
+        let inv = if l != 0.0 { 1.0 / l } else { 0.0 };
         for (u, &x) in lse.iter().enumerate() {
             let s = lane + 32 * u as u32;
             if s < splits {
@@ -82,7 +82,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
             }
         }
         if lane == 0 && p.lse != NONE_ADDR {
-            let lse = if l > 0.0 { (m + lg2_approx_ftz_f32(l)) * LN_2 } else { f32::NEG_INFINITY };
+            let lse = if l != 0.0 { (m + lg2_approx_ftz_f32(l)) * LN_2 } else { f32::NEG_INFINITY };
             // SAFETY: a real row of the validated LSE tensor.
             unsafe { *Gmem::<f32>::from_addr(p.lse).add((token_of(lr) * p.q_heads + head_of(lr)) as u64).ptr() = lse };
         }

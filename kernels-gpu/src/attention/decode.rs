@@ -520,12 +520,14 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
             wts[w as usize] = ex2_approx_ftz_f32(mw - r);
             l += lw * wts[w as usize];
         }
-        let inv = if l > 0.0 { v_scale / l } else { 0.0 };
+        // `l == 0`: no visible key and no sink (O = 0, LSE = -inf); a NaN `l` (NaN or inf in
+        // the inputs) stays NaN in O and LSE, as in the reference (See Note [NaN and inf]).
+        let inv = if l != 0.0 { v_scale / l } else { 0.0 };
         for w in 0..CONSUMER_WARPS {
             // SAFETY: inside the scratch.
             unsafe { st_shared_u32(s_m.add(w * rows + lr).byte_add(0), (wts[w as usize] * inv).to_bits()) };
         }
-        let lse_log2 = if l > 0.0 { m + lg2_approx_ftz_f32(l) } else { f32::NEG_INFINITY };
+        let lse_log2 = if l != 0.0 { m + lg2_approx_ftz_f32(l) } else { f32::NEG_INFINITY };
         let (i, real) = row_token(p, b, lr);
         if real {
             if final_out {
