@@ -605,6 +605,7 @@ fn soak(d: &Device) -> CaseResult {
     let mut baseline = None;
     let mut checked = 0;
     let pick = |rng: &mut SplitMix64, k: usize| (rng.next_u64() % k as u64) as usize;
+    let t0 = std::time::Instant::now();
     for i in 0..n {
         let (q, kv) = modes[pick(&mut rng, modes.len())];
         let requests = 1 + pick(&mut rng, 5);
@@ -629,6 +630,11 @@ fn soak(d: &Device) -> CaseResult {
         let full = i % 100 == 99;
         run_case_with(d, &c, full).map_err(|e| format!("launch {i}: {e}\n    case: {c:?}"))?;
         checked += full as u32;
+        if (i + 1) % 500 == 0 {
+            println!("  soak: {} launches, {} checked against the reference, {:.0} s", i + 1, checked, t0.elapsed().as_secs_f64());
+            use std::io::Write;
+            let _ = std::io::stdout().flush();
+        }
         if i == 99 {
             d.stream().synchronize().map_err(|e| format!("{e:?}"))?;
             baseline = Some(mem_get_info().map_err(|e| format!("{e:?}"))?.0);
