@@ -210,6 +210,7 @@ pub const fn kmajor_core_offset(row: u32, byte: u32, row_bytes: u32) -> u32 {
 }
 
 /// Copy a row-major `rows x row_bytes` operand from global words into the core-matrix layout.
+#[cfg(any(target_feature = "sm_90a", target_feature = "sm_100a"))]
 #[inline(always)]
 unsafe fn stage_kmajor(src: Gmem<u32>, dst: Smem<u8>, rows: u32, row_bytes: u32, tid: u32, threads: u32) {
     let words = rows * row_bytes / 4;
