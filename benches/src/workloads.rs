@@ -118,7 +118,13 @@ mod tests {
         assert_eq!(w.len(), 6);
         assert_eq!(w[3].page_sizes, vec![1, 16, 64]);
         assert_eq!(w[5].q_len, 4);
-        assert_eq!(w[4].dtypes().unwrap(), (ferroflash_reference::DType::Bf16, ferroflash_reference::DType::E4m3));
+        assert_eq!(
+            w[4].dtypes().unwrap(),
+            (
+                ferroflash_reference::DType::Bf16,
+                ferroflash_reference::DType::E4m3
+            )
+        );
         let mut bad = super::parse(super::BUILTIN).unwrap().remove(4);
         bad.dtype = "e4m3-q/bf16-kv".into();
         assert!(bad.dtypes().is_err());

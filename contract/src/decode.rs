@@ -138,7 +138,11 @@ impl DecodeGeometry {
 /// than deeper rings), at least 2 and at most 6 (fp8 d128: 4 stages of 16 KiB).
 pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32) -> u32 {
     let stage = 2 * KV_TILE_TOKENS * head_dim * kv_elem_bytes;
-    let ring = if kv_elem_bytes == 1 { 64 * 1024 } else { 96 * 1024 };
+    let ring = if kv_elem_bytes == 1 {
+        64 * 1024
+    } else {
+        96 * 1024
+    };
     let s = ring / stage;
     if s < 2 {
         2
@@ -177,6 +181,18 @@ const _: () = assert!(geometry(256, 2, 1).smem().total_bytes <= 227 * 1024);
 const _: () = assert!(geometry(128, 1, 2).smem().total_bytes <= 110 * 1024);
 const _: () = assert!(geometry(64, 1, 1).chunks_per_row() >= 4);
 
+/// Most KV splits of one output block: bounds the combine kernel's shared memory
+/// (`combine_smem_bytes(32, 256)` = 32 KiB) and its per-lane LSE registers (8 per lane).
+pub const MAX_SPLITS: u32 = 256;
+
+/// Threads of a combine CTA.
+pub const COMBINE_THREADS: u32 = 512;
+
+/// Dynamic shared memory of the combine kernel: one f32 weight per (row, split).
+pub const fn combine_smem_bytes(rows_per_block: u32, max_splits: u32) -> u32 {
+    rows_per_block * max_splits * 4
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,8 +202,8 @@ mod tests {
         assert_eq!(g.stages, 3);
         assert_eq!(g.smem().stage_bytes, 32 * 1024);
         assert_eq!(g.chunks_per_row(), 16);
-        assert!(g.smem().ring_offset % 128 == 0);
-        assert!(g.smem().mbar_offset % 8 == 0);
+        assert!(g.smem().ring_offset.is_multiple_of(128));
+        assert!(g.smem().mbar_offset.is_multiple_of(8));
         let g = geometry(256, 2, 1);
         assert_eq!(g.stages, 2);
         let g = geometry(64, 2, 2);
@@ -204,16 +220,4 @@ mod tests {
         let g = geometry(64, 1, 2);
         assert_eq!(g.chunks_per_row(), 4);
     }
-}
-
-/// Most KV splits of one output block: bounds the combine kernel's shared memory
-/// (`combine_smem_bytes(32, 256)` = 32 KiB) and its per-lane LSE registers (8 per lane).
-pub const MAX_SPLITS: u32 = 256;
-
-/// Threads of a combine CTA.
-pub const COMBINE_THREADS: u32 = 512;
-
-/// Dynamic shared memory of the combine kernel: one f32 weight per (row, split).
-pub const fn combine_smem_bytes(rows_per_block: u32, max_splits: u32) -> u32 {
-    rows_per_block * max_splits * 4
 }

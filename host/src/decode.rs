@@ -1067,6 +1067,18 @@ impl DecodePlan {
     }
 }
 
+/// Plan and run in one call (for a batch decoded once; keep a [`DecodePlan`] to reuse it).
+pub fn decode<Q, KV, O>(
+    dev: &Device,
+    cfg: &DecodeConfig,
+    tables: &BatchTables,
+    tensors: DecodeTensors<'_, Q, KV, O>,
+) -> Result<DecodePlan> {
+    let plan = DecodePlan::new(dev, cfg, tables)?;
+    plan.run(dev, tensors)?;
+    Ok(plan)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1233,16 +1245,4 @@ mod tests {
             Ok(vec![1, 4])
         );
     }
-}
-
-/// Plan and run in one call (for a batch decoded once; keep a [`DecodePlan`] to reuse it).
-pub fn decode<Q, KV, O>(
-    dev: &Device,
-    cfg: &DecodeConfig,
-    tables: &BatchTables,
-    tensors: DecodeTensors<'_, Q, KV, O>,
-) -> Result<DecodePlan> {
-    let plan = DecodePlan::new(dev, cfg, tables)?;
-    plan.run(dev, tensors)?;
-    Ok(plan)
 }

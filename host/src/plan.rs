@@ -134,7 +134,10 @@ pub fn plan(inp: &PlanInput) -> Plan {
             .filter(|&c| c == max_tiles || c >= MIN_TILES_PER_SPLIT)
             .collect();
         let best = chunks.iter().map(|&c| eff(c)).fold(0.0, f64::max);
-        *chunks.iter().find(|&&c| eff(c) >= WAVE_EFFICIENCY_SLACK * best).expect("the unsplit chunk is a candidate")
+        *chunks
+            .iter()
+            .find(|&&c| eff(c) >= WAVE_EFFICIENCY_SLACK * best)
+            .expect("the unsplit chunk is a candidate")
     } else {
         // Smallest chunk >= MIN_TILES_PER_SPLIT whose CTA count fits one wave
         // (ctas_with_chunk is non-increasing in c).

@@ -11,9 +11,10 @@ fn cfg() -> DecodeConfig {
 }
 
 type Check = fn(&Result<(), Error>) -> bool;
-
 /// (description, config edit, expected error)
-fn config_cases() -> Vec<(&'static str, fn(&mut DecodeConfig), Check)> {
+type ConfigCase = (&'static str, fn(&mut DecodeConfig), Check);
+
+fn config_cases() -> Vec<ConfigCase> {
     vec![
         (
             "head_dim 96",
@@ -206,8 +207,10 @@ fn validate(t: &Tables) -> Result<Vec<u32>, Error> {
 }
 
 type TableCheck = fn(&Result<Vec<u32>, Error>) -> bool;
+/// (description, table edit, expected error)
+type TableCase = (&'static str, fn(&mut Tables), TableCheck);
 
-fn table_cases() -> Vec<(&'static str, fn(&mut Tables), TableCheck)> {
+fn table_cases() -> Vec<TableCase> {
     vec![
         (
             "empty batch",

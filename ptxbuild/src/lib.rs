@@ -149,10 +149,15 @@ pub fn apply_register_caps(ptx: &Path) -> Result<(), String> {
     let mut text = std::fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
     let mut changed = false;
     for v in VARIANTS {
-        let Some(cap) = max_registers(v.kv.bytes(), v.head_dim, v.m_tiles) else { continue };
+        let Some(cap) = max_registers(v.kv.bytes(), v.head_dim, v.m_tiles) else {
+            continue;
+        };
         let head = format!(".entry {}(", v.name);
         let Some(at) = text.find(&head) else { continue };
-        let body = text[at..].find("\n{").map(|i| at + i).ok_or_else(|| format!("{}: no body after {}", ptx.display(), v.name))?;
+        let body = text[at..]
+            .find("\n{")
+            .map(|i| at + i)
+            .ok_or_else(|| format!("{}: no body after {}", ptx.display(), v.name))?;
         if text[at..body].contains(".maxnreg") {
             continue;
         }

@@ -303,7 +303,10 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
         .collect();
     if !full {
         return match o.iter().position(|v| !v.is_finite()) {
-            Some(i) => Err(format!("output element {i} is {} (unwritten or overflow) [seed {}]", o[i], c.seed)),
+            Some(i) => Err(format!(
+                "output element {i} is {} (unwritten or overflow) [seed {}]",
+                o[i], c.seed
+            )),
             None => Ok(String::new()),
         };
     }
@@ -566,7 +569,13 @@ fn nan_inf_inputs(d: &Device) -> CaseResult {
         (DType::Bf16, DType::E5m2),
         (DType::E4m3, DType::E4m3),
     ];
-    let poisons = [Poison::Q(f32::NAN), Poison::K(f32::NAN), Poison::V(f32::NAN), Poison::V(f32::INFINITY), Poison::K(f32::NEG_INFINITY)];
+    let poisons = [
+        Poison::Q(f32::NAN),
+        Poison::K(f32::NAN),
+        Poison::V(f32::NAN),
+        Poison::V(f32::INFINITY),
+        Poison::K(f32::NEG_INFINITY),
+    ];
     for (i, (q, kv)) in modes.into_iter().enumerate() {
         for (j, poison) in poisons.into_iter().enumerate() {
             let mut c = base(128, 16, 4, 2, vec![700, 50, 0]);
@@ -589,7 +598,10 @@ fn nan_inf_inputs(d: &Device) -> CaseResult {
 /// when named (`gpu-tests soak`).
 fn soak(d: &Device) -> CaseResult {
     use cudarc::driver::result::mem_get_info;
-    let n: u64 = std::env::var("FF_SOAK_LAUNCHES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let n: u64 = std::env::var("FF_SOAK_LAUNCHES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
     let modes = [
         (DType::Bf16, DType::Bf16),
         (DType::F16, DType::F16),
@@ -600,7 +612,11 @@ fn soak(d: &Device) -> CaseResult {
         (DType::E4m3, DType::E4m3),
         (DType::E5m2, DType::E5m2),
     ];
-    let layouts = [ScaleLayout::PerTensor, ScaleLayout::PerKvHead, ScaleLayout::PerRequestKvHead];
+    let layouts = [
+        ScaleLayout::PerTensor,
+        ScaleLayout::PerKvHead,
+        ScaleLayout::PerRequestKvHead,
+    ];
     let mut rng = SplitMix64(0x50a4);
     let mut baseline = None;
     let mut checked = 0;
@@ -615,15 +631,31 @@ fn soak(d: &Device) -> CaseResult {
             kv_heads: [1, 2, 4][pick(&mut rng, 3)],
             group: [1, 2, 4, 7, 8][pick(&mut rng, 5)],
             q_len: 1 + pick(&mut rng, 16) as u32,
-            kv_lens: (0..requests).map(|_| if pick(&mut rng, 8) == 0 { 0 } else { pick(&mut rng, 400) as u32 }).collect(),
+            kv_lens: (0..requests)
+                .map(|_| {
+                    if pick(&mut rng, 8) == 0 {
+                        0
+                    } else {
+                        pick(&mut rng, 400) as u32
+                    }
+                })
+                .collect(),
             dtype: q,
             kv_dtype: kv,
             softcap: (pick(&mut rng, 6) == 0).then_some(20.0),
             window_left: (pick(&mut rng, 6) == 0).then_some(pick(&mut rng, 200) as u32),
             sinks: pick(&mut rng, 4) == 0,
-            scales: if kv.is_fp8() || pick(&mut rng, 4) == 0 { Some(layouts[pick(&mut rng, 3)]) } else { None },
+            scales: if kv.is_fp8() || pick(&mut rng, 4) == 0 {
+                Some(layouts[pick(&mut rng, 3)])
+            } else {
+                None
+            },
             scale: [0.5, 1.0, 2.0][pick(&mut rng, 3)],
-            splits: [Splits::Auto, Splits::Auto, Splits::Fixed(1 + pick(&mut rng, 8) as u32)][pick(&mut rng, 3)],
+            splits: [
+                Splits::Auto,
+                Splits::Auto,
+                Splits::Fixed(1 + pick(&mut rng, 8) as u32),
+            ][pick(&mut rng, 3)],
             seed: 20_000 + i,
             poison: None,
         };
@@ -631,7 +663,12 @@ fn soak(d: &Device) -> CaseResult {
         run_case_with(d, &c, full).map_err(|e| format!("launch {i}: {e}\n    case: {c:?}"))?;
         checked += full as u32;
         if (i + 1) % 500 == 0 {
-            println!("  soak: {} launches, {} checked against the reference, {:.0} s", i + 1, checked, t0.elapsed().as_secs_f64());
+            println!(
+                "  soak: {} launches, {} checked against the reference, {:.0} s",
+                i + 1,
+                checked,
+                t0.elapsed().as_secs_f64()
+            );
             use std::io::Write;
             let _ = std::io::stdout().flush();
         }
@@ -646,7 +683,10 @@ fn soak(d: &Device) -> CaseResult {
         let lost = b.saturating_sub(end);
         println!("  soak: {n} launches, {checked} against the reference; free device memory after warm-up {} MiB, at the end {} MiB", b >> 20, end >> 20);
         if lost > 16 << 20 {
-            return Err(format!("device memory not returned: {} MiB less free than after warm-up", lost >> 20));
+            return Err(format!(
+                "device memory not returned: {} MiB less free than after warm-up",
+                lost >> 20
+            ));
         }
     }
     Ok(Outcome::Pass)

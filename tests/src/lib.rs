@@ -78,7 +78,9 @@ pub fn run(filter: Option<&str>) -> Summary {
         let outcome = match &dev {
             None => Outcome::Skip("no CUDA GPU on this machine".into()),
             // Long-running cases run only when the filter names them.
-            Some(_) if c.name.starts_with("soak/") && !filter.is_some_and(|f| f.contains("soak")) => {
+            Some(_)
+                if c.name.starts_with("soak/") && !filter.is_some_and(|f| f.contains("soak")) =>
+            {
                 Outcome::Skip("long-running: run with `gpu-tests soak` (or `run.sh soak`)".into())
             }
             Some(d) => {
