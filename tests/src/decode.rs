@@ -390,23 +390,28 @@ pub fn sweep() -> Vec<DecodeCase> {
     v
 }
 
+/// Every fp8 (Q, K/V) dtype pair the kernels support, in the order the sweep cycles them.
+pub const FP8_MODES: [(DType, DType); 6] = [
+    (DType::Bf16, DType::E4m3),
+    (DType::F16, DType::E5m2),
+    (DType::E4m3, DType::E4m3),
+    (DType::Bf16, DType::E5m2),
+    (DType::F16, DType::E4m3),
+    (DType::E5m2, DType::E5m2),
+];
+
+/// Every scale-table layout.
+pub const SCALE_LAYOUTS: [ScaleLayout; 3] = [
+    ScaleLayout::PerTensor,
+    ScaleLayout::PerKvHead,
+    ScaleLayout::PerRequestKvHead,
+];
+
 /// The fp8 sweep: every (head dim, page size) with two head ratios, cycling the fp8 modes
 /// (bf16/f16 Q over an e4m3/e5m2 cache, all-e4m3, all-e5m2), the scale layouts, new tokens,
 /// options, input scales and splits, each over a ragged batch of the awkward lengths.
 pub fn sweep_fp8() -> Vec<DecodeCase> {
-    let modes = [
-        (DType::Bf16, DType::E4m3),
-        (DType::F16, DType::E5m2),
-        (DType::E4m3, DType::E4m3),
-        (DType::Bf16, DType::E5m2),
-        (DType::F16, DType::E4m3),
-        (DType::E5m2, DType::E5m2),
-    ];
-    let layouts = [
-        ScaleLayout::PerTensor,
-        ScaleLayout::PerKvHead,
-        ScaleLayout::PerRequestKvHead,
-    ];
+    let (modes, layouts) = (FP8_MODES, SCALE_LAYOUTS);
     let mut v = Vec::new();
     let mut i = 0u64;
     for head_dim in [64, 128, 256] {
@@ -602,21 +607,11 @@ fn soak(d: &Device) -> CaseResult {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(10_000);
-    let modes = [
-        (DType::Bf16, DType::Bf16),
-        (DType::F16, DType::F16),
-        (DType::Bf16, DType::E4m3),
-        (DType::F16, DType::E5m2),
-        (DType::Bf16, DType::E5m2),
-        (DType::F16, DType::E4m3),
-        (DType::E4m3, DType::E4m3),
-        (DType::E5m2, DType::E5m2),
-    ];
-    let layouts = [
-        ScaleLayout::PerTensor,
-        ScaleLayout::PerKvHead,
-        ScaleLayout::PerRequestKvHead,
-    ];
+    let modes: Vec<(DType, DType)> = [(DType::Bf16, DType::Bf16), (DType::F16, DType::F16)]
+        .into_iter()
+        .chain(FP8_MODES)
+        .collect();
+    let layouts = SCALE_LAYOUTS;
     let mut rng = SplitMix64(0x50a4);
     let mut baseline = None;
     let mut checked = 0;
