@@ -448,26 +448,24 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
     v
 }
 
+/// Every case of a list, stopping at the first failure.
+fn all_pass(d: &Device, cases: Vec<DecodeCase>) -> CaseResult {
+    for c in cases {
+        case_result(d, &c)?;
+    }
+    Ok(Outcome::Pass)
+}
+
 /// Named cases for the suite.
 pub fn cases() -> Vec<Case> {
     vec![
         Case {
             name: "decode/sweep_dims_pages_ratios_tokens",
-            run: |d| {
-                for c in sweep() {
-                    case_result(d, &c)?;
-                }
-                Ok(Outcome::Pass)
-            },
+            run: |d| all_pass(d, sweep()),
         },
         Case {
             name: "decode/fp8_sweep_modes_pages_ratios_scales",
-            run: |d| {
-                for c in sweep_fp8() {
-                    case_result(d, &c)?;
-                }
-                Ok(Outcome::Pass)
-            },
+            run: |d| all_pass(d, sweep_fp8()),
         },
         Case {
             name: "decode/fp8_quick_one_per_mode",
