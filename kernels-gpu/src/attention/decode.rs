@@ -284,13 +284,14 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
             [[0; 4]; 2]
         };
         if O::Q::ROW_SCALED {
-            // A row's blocks sit in `blocks` consecutive lanes (blocks divides the stride of
-            // 128): reduce its max over them, scale by 2^k with max * 2^k in [2^14, 2^15).
+            // A row's blocks sit in `blocks` (4, 8 or 16) consecutive, aligned lanes of one warp:
+            // reduce its max over them, scale by 2^k with max * 2^k in [2^14, 2^15).
+            const { assert!(D % 32 == 0) };
             let mut a = O::Q::amax(&w);
             let mut o = 1;
             while o < blocks {
-                // SAFETY: full warp (the loop runs rows * blocks / 128 times for every thread,
-                // a multiple of 32 items per pass).
+                // SAFETY: full warp: rows * blocks = MT * D items, a multiple of 32 (D % 32 == 0),
+                // so each pass of the loop covers whole warps (D = 64, MT = 1: warps 0-1 only).
                 a = a.max(f32::from_bits(unsafe { shfl_sync_bfly_b32(a.to_bits(), o) }));
                 o *= 2;
             }

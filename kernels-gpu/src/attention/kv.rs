@@ -81,7 +81,7 @@ impl KvFormat for Kv16 {
     }
 }
 
-/// fp8 K/V of format `F`, decoded in registers (K to the Q type, V to f16).
+/// fp8 K/V of format `F`, decoded in registers (K to the QK GEMM type `EQ`, V to f16).
 #[derive(Clone, Copy)]
 pub struct Kv8<F: Fp8Kind>(PhantomData<F>);
 
@@ -167,6 +167,8 @@ impl QFormat for Q16 {
 /// bf16 Q for the f16 GEMMs of an fp8 cache: each row is multiplied by `2^k` so its largest
 /// magnitude lands in `[2^14, 2^15)`, where every bf16 value of the row down to `2^-28` of that
 /// maximum is exact in f16 (smaller ones round at f16's subnormal step, `2^-38` of the maximum).
+/// `k` is clamped to `[-126, 126]`, so rows whose max is below about `2^-112` (bf16 subnormals
+/// included) keep less precision; their logits are that small anyway.
 /// The row's scores are multiplied by `2^-k`. Saves decoding K to bf16 (three more
 /// instructions per pair of keys' dims).
 #[derive(Clone, Copy)]
