@@ -187,7 +187,7 @@ const _: () = {
         let mut eb = 1;
         while eb <= 2 {
             let c = geometry(dims[i], eb, 1).chunks_per_row();
-            assert!(c == 4 || c % 8 == 0);
+            assert!(c == 4 || c.is_multiple_of(8));
             eb += 1;
         }
         i += 1;

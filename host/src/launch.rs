@@ -221,32 +221,41 @@ pub(crate) fn decode(
 ) -> Result<()> {
     let f = dev.function(kernel)?;
     if dims.grid.0 > 0 {
-        // SAFETY: see the function doc: `p` was built from validated inputs. On sm_90+ the
-        // decode is a programmatic dependent of whatever kernel precedes it: its CTAs read their
-        // work item and page ids (plan buffers, uploaded before that kernel) early and wait
-        // with griddepcontrol.wait before touching Q, K/V, outputs or the workspace.
-        unsafe {
-            if dev.arch() == crate::ModuleArch::Sm80 {
-                launch_raw(dev, &f, dims, stream, p)?
-            } else {
-                launch_raw_dependent(dev, &f, dims, stream, p)?
-            }
-        };
+        // SAFETY: see the function doc: `p` was built from validated inputs. The decode CTAs
+        // read their work item and page ids (plan buffers, uploaded before the previous kernel)
+        // early and wait with griddepcontrol.wait before touching Q, K/V, outputs or the
+        // workspace (See Note [PDL chain] in docs/DESIGN.md).
+        unsafe { launch_chained(dev, &f, dims, stream, p)? };
     }
     if let Some(cd) = combine {
         let fc = dev.function(combine_kernel)?;
-        // SAFETY: as above; the decode launch before it on the same stream fills the workspace.
-        // On sm_90+ modules the combine is a programmatic dependent launch (it waits with
-        // griddepcontrol.wait); the sm_80 module lacks that instruction, so it launches plainly.
-        unsafe {
-            if dev.arch() == crate::ModuleArch::Sm80 {
-                launch_raw(dev, &fc, cd, stream, p)?
-            } else {
-                launch_raw_dependent(dev, &fc, cd, stream, p)?
-            }
-        };
+        // SAFETY: as above; the decode launch before it on the same stream fills the workspace
+        // and the combine waits for it with griddepcontrol.wait.
+        unsafe { launch_chained(dev, &fc, cd, stream, p)? };
     }
     Ok(())
+}
+
+/// A programmatic dependent launch on modules that have `griddepcontrol` (sm_90a, sm_100a);
+/// a plain launch on the sm_80 module, whose kernels carry no such wait.
+///
+/// # Safety
+/// As [`launch_raw`].
+unsafe fn launch_chained<P: KernelParams>(
+    dev: &Device,
+    f: &CudaFunction,
+    dims: LaunchDims,
+    stream: CUstream,
+    p: &P,
+) -> Result<()> {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        if dev.arch() == crate::ModuleArch::Sm80 {
+            launch_raw(dev, f, dims, stream, p)
+        } else {
+            launch_raw_dependent(dev, f, dims, stream, p)
+        }
+    }
 }
 
 /// Stream `buf` once with the bandwidth probe kernel (`grid` CTAs of `threads`), on `dev`'s
