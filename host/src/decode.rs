@@ -123,7 +123,7 @@ impl DecodeConfig {
         }
     }
     /// Operand element types (Q, K/V, O) of the kernel this config runs.
-    pub fn elems(&self) -> (Elem, Elem, Elem) {
+    pub fn operand_types(&self) -> (Elem, Elem, Elem) {
         let e16 = match self.dtype {
             Dtype16::Bf16 => Elem::Bf16,
             Dtype16::F16 => Elem::F16,
@@ -529,7 +529,7 @@ pub struct DecodeTensors<'a, Q, KV = Q, O = Q> {
 }
 
 fn kernel_name(cfg: &DecodeConfig, m_tiles: u32) -> &'static str {
-    let (q, kv, out) = cfg.elems();
+    let (q, kv, out) = cfg.operand_types();
     names::VARIANTS
         .iter()
         .find(|v| (v.q, v.kv, v.out, v.head_dim, v.m_tiles) == (q, kv, out, cfg.head_dim, m_tiles))
@@ -717,7 +717,7 @@ impl DecodePlan {
     /// Kernel variant for `m_tiles`: name, shared memory, resident CTAs per SM.
     fn variant(dev: &Device, cfg: &DecodeConfig, m_tiles: u32) -> Result<(&'static str, u32, u32)> {
         let name = kernel_name(cfg, m_tiles);
-        let smem_bytes = geometry(cfg.head_dim, cfg.elems().1.bytes(), m_tiles)
+        let smem_bytes = geometry(cfg.head_dim, cfg.operand_types().1.bytes(), m_tiles)
             .smem()
             .total_bytes;
         Ok((
@@ -820,7 +820,7 @@ impl DecodePlan {
             std::mem::size_of::<KV>(),
             std::mem::size_of::<O>(),
         );
-        let (q_elem, kv_elem, o_elem) = self.cfg.elems();
+        let (q_elem, kv_elem, o_elem) = self.cfg.operand_types();
         let (tok, qh, d) = (
             self.token_rows(),
             self.cfg.q_heads as usize,
