@@ -40,7 +40,7 @@ use ferroflash_contract::decode::{
     combine_smem_bytes, geometry, COMBINE_THREADS, M_TILE_ROWS, THREADS,
 };
 use ferroflash_contract::names::decode as names;
-use ferroflash_contract::names::Elem;
+pub use ferroflash_contract::names::Elem;
 use ferroflash_contract::params::{DecodeParams, DecodeWork, MergeWork, NONE_ADDR, NO_WINDOW};
 use ferroflash_contract::softmax::LOG2_E;
 use ferroflash_contract::PagedKvLayout;

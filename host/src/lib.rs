@@ -19,7 +19,7 @@ pub mod quant;
 pub mod selftest;
 
 pub use decode::{
-    decode, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Dtype16, Fp8Format,
+    decode, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Dtype16, Elem, Fp8Format,
     GraphCapacity, RawTensors, ScaleLayout, Splits,
 };
 pub use device::{driver_present, Device, DeviceCaps};
