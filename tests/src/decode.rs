@@ -619,7 +619,7 @@ impl SoakBuffers {
     fn new(d: &Device) -> Result<SoakBuffers, String> {
         let s = d.stream();
         let e = |e: cudarc::driver::DriverError| format!("{e:?}");
-        let mut rng = SplitMix64(0x50a4_b0f);
+        let mut rng = SplitMix64(0x050a_4b0f);
         // A block of finite values, repeated: codes of N(0, 1) in bf16 (16-bit pools serve as
         // bf16 and f16: N(0, 1) bf16 codes are finite f16 values too) and e4m3 (finite in e5m2
         // as well: e4m3 codes read as e5m2 are finite except 0x7c-0x7f / 0xfc-0xff, which
