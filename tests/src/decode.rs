@@ -343,6 +343,22 @@ fn case_result(dev: &Device, c: &DecodeCase) -> CaseResult {
         .map_err(|e| format!("{e}\n    case: {c:?}"))
 }
 
+/// The option cycles both sweeps share (case `i`): softcap, sliding window, splits.
+fn cycled_softcap(i: u64) -> Option<f32> {
+    (i % 5 == 1).then_some(30.0)
+}
+fn cycled_window(i: u64) -> Option<u32> {
+    (i % 7 == 3).then_some(40)
+}
+fn cycled_splits(i: u64) -> Splits {
+    [
+        Splits::Auto,
+        Splits::Fixed(1),
+        Splits::Fixed(3),
+        Splits::Auto,
+    ][(i % 4) as usize]
+}
+
 /// The sweep: every (head dim, page size, ratio) with new-token counts, dtypes, options and
 /// input scales cycling, each over a ragged batch of the awkward lengths.
 pub fn sweep() -> Vec<DecodeCase> {
@@ -369,17 +385,12 @@ pub fn sweep() -> Vec<DecodeCase> {
                     } else {
                         DType::F16
                     },
-                    softcap: (i % 5 == 1).then_some(30.0),
-                    window_left: (i % 7 == 3).then_some(40),
+                    softcap: cycled_softcap(i),
+                    window_left: cycled_window(i),
                     sinks: i % 4 == 2,
                     scales: (i % 6 == 5).then_some(ScaleLayout::PerKvHead),
                     scale: [0.5, 1.0, 3.0, 8.0][(i % 4) as usize],
-                    splits: [
-                        Splits::Auto,
-                        Splits::Fixed(1),
-                        Splits::Fixed(3),
-                        Splits::Auto,
-                    ][(i % 4) as usize],
+                    splits: cycled_splits(i),
                     seed: 1000 + i,
                     poison: None,
                 });
@@ -427,17 +438,12 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     kv_lens: awkward_lens(page),
                     dtype: q,
                     kv_dtype: kv,
-                    softcap: (i % 5 == 1).then_some(30.0),
-                    window_left: (i % 7 == 3).then_some(40),
+                    softcap: cycled_softcap(i),
+                    window_left: cycled_window(i),
                     sinks: i % 4 == 2,
                     scales: Some(layouts[(i % 3) as usize]),
                     scale: [1.0, 0.5, 3.0][(i % 3) as usize],
-                    splits: [
-                        Splits::Auto,
-                        Splits::Fixed(1),
-                        Splits::Fixed(3),
-                        Splits::Auto,
-                    ][(i % 4) as usize],
+                    splits: cycled_splits(i),
                     seed: 5000 + i,
                     poison: None,
                 });
