@@ -374,8 +374,8 @@ struct PlanBuffers {
     merge: CudaSlice<u32>,
     /// `[num_work, num_merge]`, read by the kernels in graph mode.
     counts: CudaSlice<u32>,
-    partial_o: CudaSlice<f32>,
-    partial_lse: CudaSlice<f32>,
+    /// The split-KV workspace: one allocation, regions by [`crate::plan::WorkspaceLayout`].
+    workspace: CudaSlice<u8>,
     addr: PlanAddrs,
 }
 
@@ -411,10 +411,7 @@ impl PlanBuffers {
             s.alloc_zeros::<u32>(len.max(1))
                 .map_err(Error::driver("alloc plan tables"))
         };
-        let f32s = |len: usize| {
-            s.alloc_zeros::<f32>(len.max(1))
-                .map_err(Error::driver("alloc workspace"))
-        };
+        let layout = crate::plan::WorkspaceLayout::new(n.slots, n.rows_per_block, n.head_dim);
         let mut b = PlanBuffers {
             q_indptr: u32s(n.requests + 1)?,
             kv_lens: u32s(n.requests)?,
@@ -423,15 +420,16 @@ impl PlanBuffers {
             work: u32s(n.work * DecodeWork::WORDS)?,
             merge: u32s(n.merge * MergeWork::WORDS)?,
             counts: u32s(2)?,
-            partial_o: f32s(n.slots * n.rows_per_block * n.head_dim)?,
-            partial_lse: f32s(n.slots * n.rows_per_block)?,
+            workspace: s
+                .alloc_zeros::<u8>(layout.total_bytes)
+                .map_err(Error::driver("alloc workspace"))?,
             addr: PlanAddrs::default(),
         };
         // The allocations are complete once the stream is; their addresses never change.
         s.synchronize()
             .map_err(Error::driver("alloc plan buffers"))?;
         let a = |x: &CudaSlice<u32>| x.device_ptr(s).0;
-        let f = |x: &CudaSlice<f32>| x.device_ptr(s).0;
+        let ws = b.workspace.device_ptr(s).0;
         b.addr = PlanAddrs {
             q_indptr: a(&b.q_indptr),
             kv_lens: a(&b.kv_lens),
@@ -440,8 +438,8 @@ impl PlanBuffers {
             work: a(&b.work),
             merge: a(&b.merge),
             counts: a(&b.counts),
-            partial_o: f(&b.partial_o),
-            partial_lse: f(&b.partial_lse),
+            partial_o: ws + layout.partial_o_offset_bytes as u64,
+            partial_lse: ws + layout.partial_lse_offset_bytes as u64,
         };
         Ok(b)
     }

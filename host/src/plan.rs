@@ -75,10 +75,47 @@ pub struct Plan {
     pub num_slots: u32,
 }
 
+/// Alignment of each workspace region, bytes.
+pub const WORKSPACE_ALIGN_BYTES: usize = 256;
+
+/// The split-KV workspace: one allocation holding partial O (`[slots, rows_per_block,
+/// head_dim]` f32, normalised) and partial LSE (`[slots, rows_per_block]` f32, base 2), each
+/// region starting on a [`WORKSPACE_ALIGN_BYTES`] boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WorkspaceLayout {
+    pub partial_o_offset_bytes: usize,
+    pub partial_o_bytes: usize,
+    pub partial_lse_offset_bytes: usize,
+    pub partial_lse_bytes: usize,
+    /// Size of the allocation (at least one alignment unit, so it is never empty).
+    pub total_bytes: usize,
+}
+
+impl WorkspaceLayout {
+    /// The layout for `slots` partial slots of `rows_per_block` rows of `head_dim` values.
+    pub fn new(slots: usize, rows_per_block: usize, head_dim: usize) -> WorkspaceLayout {
+        let up = |b: usize| b.div_ceil(WORKSPACE_ALIGN_BYTES) * WORKSPACE_ALIGN_BYTES;
+        let partial_o_bytes = slots * rows_per_block * head_dim * 4;
+        let partial_lse_bytes = slots * rows_per_block * 4;
+        let partial_lse_offset_bytes = up(partial_o_bytes);
+        WorkspaceLayout {
+            partial_o_offset_bytes: 0,
+            partial_o_bytes,
+            partial_lse_offset_bytes,
+            partial_lse_bytes,
+            total_bytes: up(partial_lse_offset_bytes + partial_lse_bytes).max(WORKSPACE_ALIGN_BYTES),
+        }
+    }
+}
+
 impl Plan {
     /// Packed query rows per CTA.
     pub fn rows_per_block(&self) -> u32 {
         M_TILE_ROWS * self.m_tiles
+    }
+    /// The workspace this plan writes (see [`WorkspaceLayout`]).
+    pub fn workspace(&self, head_dim: u32) -> WorkspaceLayout {
+        WorkspaceLayout::new(self.num_slots as usize, self.rows_per_block() as usize, head_dim as usize)
     }
     /// f32 elements of partial O in the workspace.
     pub fn partial_o_elems(&self, head_dim: u32) -> usize {

@@ -1,7 +1,7 @@
 //! Property tests of the decode planner (pure Rust, no GPU): coverage, ordering, slots, limits
 //! and determinism over generated batches. `FF_PLAN_CASES` sets the case count (default 10,000).
 
-use ferroflash::plan::{plan, Plan, PlanInput, Splits, MAX_SPLITS, MAX_WAVE_SPLITS};
+use ferroflash::plan::{plan, Plan, PlanInput, Splits, MAX_SPLITS, MAX_WAVE_SPLITS, WORKSPACE_ALIGN_BYTES};
 use ferroflash_contract::params::FINAL_OUTPUT;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -157,6 +157,13 @@ proptest! {
         // Workspace sizes follow from the slots.
         prop_assert_eq!(p.partial_lse_elems(), p.num_slots as usize * rpb as usize);
         prop_assert_eq!(p.partial_o_elems(b.head_dim), p.partial_lse_elems() * b.head_dim as usize);
+        // One workspace: regions aligned, disjoint, inside the allocation, sized as used.
+        let ws = p.workspace(b.head_dim);
+        prop_assert_eq!(ws.partial_o_bytes, 4 * p.partial_o_elems(b.head_dim));
+        prop_assert_eq!(ws.partial_lse_bytes, 4 * p.partial_lse_elems());
+        prop_assert!(ws.partial_o_offset_bytes % WORKSPACE_ALIGN_BYTES == 0 && ws.partial_lse_offset_bytes % WORKSPACE_ALIGN_BYTES == 0);
+        prop_assert!(ws.partial_o_offset_bytes + ws.partial_o_bytes <= ws.partial_lse_offset_bytes);
+        prop_assert!(ws.partial_lse_offset_bytes + ws.partial_lse_bytes <= ws.total_bytes);
         // Grid within the launch limit.
         prop_assert!(p.work.len() < i32::MAX as usize);
         // Automatic splitting: under a wave of blocks, it stays within one wave; from a wave on,
