@@ -2,7 +2,8 @@
 # GPU bundle runner (copied to target/bundle/run.sh by `cargo xtask bundle`). Needs only the
 # NVIDIA driver. Usage: bash run.sh [tests|sanitize|bench|all] [FILTER]
 #   tests     the GPU test suite: PASS/FAIL/SKIP per case and a summary line
-#   sanitize  the suite under compute-sanitizer memcheck, racecheck and synccheck
+#   sanitize  the suite under compute-sanitizer memcheck, racecheck and synccheck (the sweeps'
+#             long length 640 instead of 4096: FF_LONG_KV)
 #   bench     `ferroflash bench` on W1-W6 (JSON lines to $OUT/raw.jsonl when OUT is set)
 #   soak      10,000 random-shape launches (FF_SOAK_LAUNCHES), outputs checked, memory level
 # Exit code: non-zero when any step fails.
@@ -15,7 +16,7 @@ run_sanitize() {
   local cs; cs="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
   for tool in memcheck racecheck synccheck; do
     echo "== compute-sanitizer --tool $tool"
-    "$cs" --tool "$tool" --error-exitcode 3 --print-limit 20 "$here/gpu-tests" $filter > "/tmp/ff-$tool.log" 2>&1
+    FF_LONG_KV="${FF_LONG_KV:-640}" "$cs" --tool "$tool" --error-exitcode 3 --print-limit 20 "$here/gpu-tests" $filter > "/tmp/ff-$tool.log" 2>&1
     local r=$?
     grep -E "^(PASS|FAIL|SKIP)|passed,|ERROR SUMMARY|RACECHECK SUMMARY|Error" "/tmp/ff-$tool.log" | grep -v "^PASS" | tail -25
     echo "compute-sanitizer $tool exit $r"

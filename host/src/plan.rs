@@ -103,7 +103,8 @@ impl WorkspaceLayout {
             partial_o_bytes,
             partial_lse_offset_bytes,
             partial_lse_bytes,
-            total_bytes: up(partial_lse_offset_bytes + partial_lse_bytes).max(WORKSPACE_ALIGN_BYTES),
+            total_bytes: up(partial_lse_offset_bytes + partial_lse_bytes)
+                .max(WORKSPACE_ALIGN_BYTES),
         }
     }
 }
@@ -115,7 +116,11 @@ impl Plan {
     }
     /// The workspace this plan writes (see [`WorkspaceLayout`]).
     pub fn workspace(&self, head_dim: u32) -> WorkspaceLayout {
-        WorkspaceLayout::new(self.num_slots as usize, self.rows_per_block() as usize, head_dim as usize)
+        WorkspaceLayout::new(
+            self.num_slots as usize,
+            self.rows_per_block() as usize,
+            head_dim as usize,
+        )
     }
     /// f32 elements of partial O in the workspace.
     pub fn partial_o_elems(&self, head_dim: u32) -> usize {

@@ -1,7 +1,9 @@
 //! Property tests of the decode planner (pure Rust, no GPU): coverage, ordering, slots, limits
 //! and determinism over generated batches. `FF_PLAN_CASES` sets the case count (default 10,000).
 
-use ferroflash::plan::{plan, Plan, PlanInput, Splits, MAX_SPLITS, MAX_WAVE_SPLITS, WORKSPACE_ALIGN_BYTES};
+use ferroflash::plan::{
+    plan, Plan, PlanInput, Splits, MAX_SPLITS, MAX_WAVE_SPLITS, WORKSPACE_ALIGN_BYTES,
+};
 use ferroflash_contract::params::FINAL_OUTPUT;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};

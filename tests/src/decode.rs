@@ -77,6 +77,15 @@ fn plant(x: &mut Inputs, p: &Problem, poison: Poison) {
     }
 }
 
+/// The long length of [`awkward_lens`]: 4096, or `FF_LONG_KV` (the sanitizer runs use a
+/// shorter one, still several splits of several tiles, so racecheck finishes in minutes).
+pub fn long_kv_len() -> u32 {
+    std::env::var("FF_LONG_KV")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4096)
+}
+
 /// The awkward lengths of the house style for page size `page`.
 pub fn awkward_lens(page: u32) -> Vec<u32> {
     let mut v = vec![
@@ -87,7 +96,7 @@ pub fn awkward_lens(page: u32) -> Vec<u32> {
         page + 1,
         54,
         97,
-        4096,
+        long_kv_len(),
     ];
     v.dedup();
     v
@@ -835,11 +844,14 @@ fn soak(d: &Device) -> CaseResult {
         };
         r.map_err(|e| format!("launch {i}: {e}\n    case: {c:?}"))?;
         if (i + 1) % 500 == 0 {
+            d.stream().synchronize().map_err(|e| format!("{e:?}"))?;
+            let free = mem_get_info().map_err(|e| format!("{e:?}"))?.0;
             println!(
-                "  soak: {} launches, {} checked against the reference, {:.0} s",
+                "  soak: {} launches, {} checked against the reference, {:.0} s, {} MiB free",
                 i + 1,
                 checked,
-                t0.elapsed().as_secs_f64()
+                t0.elapsed().as_secs_f64(),
+                free >> 20
             );
             use std::io::Write;
             let _ = std::io::stdout().flush();
