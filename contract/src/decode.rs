@@ -10,8 +10,13 @@ use crate::smem::align_up;
 pub const KV_TILE_TOKENS: u32 = 64;
 /// Consumer warps: each takes `KV_TILE_TOKENS / CONSUMER_WARPS` keys of every tile.
 pub const CONSUMER_WARPS: u32 = 4;
-/// Producer (load) warps.
+/// Producer (load) warps: one copies K and V, or two, the first K and the second V.
 pub const PRODUCER_WARPS: u32 = 1;
+/// Tiles ahead of its use that the producer loads a page-table entry (See Note [page-table
+/// prefetch] in docs/DESIGN.md).
+pub const PAGE_ID_LEAD: usize = 4;
+/// Bytes of the producer's page-id ring (see [`DecodeSmemPlan::page_ids_offset`]).
+pub const PAGE_ID_RING_BYTES: u32 = PRODUCER_WARPS * PAGE_ID_LEAD as u32 * 2 * 32 * 4;
 /// Threads per CTA.
 pub const THREADS: u32 = 32 * (CONSUMER_WARPS + PRODUCER_WARPS);
 /// Keys each consumer warp handles per tile (one m16n8k16 k-step of P·V).
@@ -77,6 +82,9 @@ pub struct DecodeSmemPlan {
     pub ring_offset: u32,
     /// Offset of the `2 * stages` u64 mbarriers (full then empty).
     pub mbar_offset: u32,
+    /// Offset of the producer's page-id ring: per load warp, `PAGE_ID_LEAD` tiles of two u32
+    /// per lane (`[warp][tile slot][half][lane]`).
+    pub page_ids_offset: u32,
     /// Total dynamic shared memory.
     pub total_bytes: u32,
     /// Bytes needed after the main loop to merge the consumer warps (reuses the ring).
@@ -118,7 +126,8 @@ impl DecodeGeometry {
             merge_bytes
         };
         let mbar_offset = ring_offset + after;
-        let total_bytes = mbar_offset + 2 * self.stages * 8;
+        let page_ids_offset = align_up(mbar_offset + 2 * self.stages * 8, 16);
+        let total_bytes = page_ids_offset + PAGE_ID_RING_BYTES;
         DecodeSmemPlan {
             kv_tile_bytes,
             stage_bytes,
@@ -126,6 +135,7 @@ impl DecodeGeometry {
             row_scale_offset,
             ring_offset,
             mbar_offset,
+            page_ids_offset,
             total_bytes,
             merge_bytes,
         }

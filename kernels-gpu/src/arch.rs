@@ -392,6 +392,19 @@ pub unsafe fn cp_async_cg_16_zfill(dst: Smem<[u32; 4]>, src: Gmem<[u32; 4]>, src
     };
 }
 
+/// `cp.async.ca.shared.global [dst], [src], 4`: copy 4 bytes global -> shared.
+///
+/// # Safety
+/// `dst` (4-byte aligned, inside shared memory) and `src` (4 readable bytes, 4-byte aligned).
+#[inline(always)]
+pub unsafe fn cp_async_ca_4(dst: Smem<u32>, src: Gmem<u32>) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("cp.async.ca.shared.global [{d}], [{s}], 4;",
+            d = in(reg32) dst.addr(), s = in(reg64) src.addr(), options(nostack))
+    };
+}
+
 /// `cp.async.cg.shared.global [dst], [src], 16`: copy 16 bytes global -> shared.
 ///
 /// # Safety

@@ -135,8 +135,8 @@ pub unsafe fn decode_cta<O: Operands, const D: usize, const NT: usize, const KS:
     }
     // SAFETY: forwarded launch contract; the branch is warp-uniform.
     unsafe {
-        if warp == CONSUMER_WARPS {
-            producer::<O::K, D, STAGES>(p, &b, mbar);
+        if warp >= CONSUMER_WARPS {
+            producer::<O::K, D, STAGES>(p, &b, mbar, warp - CONSUMER_WARPS);
             // The ring becomes the consumers' merge scratch: meet them once more after the
             // last copy landed (See Note [ring reuse] in docs/DESIGN.md).
             barrier_sync_unaligned(BAR_RING_REUSE, THREADS);
@@ -146,45 +146,65 @@ pub unsafe fn decode_cta<O: Operands, const D: usize, const NT: usize, const KS:
     }
 }
 
-/// The load warp. Lane `l` owns rows `l` and `l + 32` of each 64-key tile: it reads their
-/// page-table entries (consecutive tokens across lanes: coalesced) and computes their 64-bit
-/// byte offsets in the pools; the copy loop then broadcasts each row's offset with `shfl` to the
-/// lanes that copy that row's 16-byte chunks, so every warp-wide `cp.async` moves whole rows.
+/// The load warps. Lane `l` of a load warp owns rows `l` and `l + 32` of each 64-key tile: it
+/// reads their page-table entries (consecutive tokens across lanes: coalesced) and computes their
+/// 64-bit byte offsets in the pools; the copy loop then broadcasts each row's offset with `shfl`
+/// to the lanes that copy that row's 16-byte chunks, so every warp-wide `cp.async` moves whole
+/// rows. With two load warps the first copies K and the second V (each computes the offsets).
 #[inline(always)]
-unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, mbar: Mbarriers) {
+unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, mbar: Mbarriers, load_warp: u32) {
+    if b.num_tiles == 0 {
+        // Nothing to load (an empty split): the consumers see no tile either.
+        return;
+    }
     let lane = lane_id();
     let cpr = b.geo.chunks_per_row();
     let rows_per_copy = 32 / cpr;
     let row_bytes = D as u64 * K::ELEM_BYTES as u64;
     let ring = dynamic_smem_base().byte_add::<u8>(b.plan.ring_offset);
-    // Page-table entries are loaded two tiles ahead and only used (multiplied into offsets) at
-    // their tile: the load latency (an L2 or HBM round trip per tile when every token has its
-    // own page) never stalls the copy loop. See Note [page-table prefetch] in docs/DESIGN.md.
-    let token_of = |t: u32, h: u32| b.work.kv_start + t * KV_TILE_TOKENS + lane + 32 * h;
-    let page_ids = |t: u32| -> [u32; 2] {
-        let mut ids = [u32::MAX; 2];
-        for h in 0..2 {
-            let token = token_of(t, h as u32);
-            if t < b.num_tiles && token < b.work.kv_end {
-                // SAFETY: token < kv_len, so its page-table entry exists (validated).
-                ids[h] = unsafe { table_u32(p.page_indices, b.first_page_entry + token / p.page_size) };
-            }
-        }
-        ids
+    // Which operands this warp copies: K (0) and/or V (1).
+    let (copy_k, copy_v) = match PRODUCER_WARPS {
+        1 => (true, true),
+        _ => (load_warp == 0, load_warp == 1),
     };
-    let offsets = |t: u32, ids: [u32; 2]| -> [u64; 2] {
+    // Page-table entries are copied PAGE_ID_LEAD tiles ahead into a shared-memory ring with
+    // 4-byte `cp.async` (no register waits on the load) and read back at their tile, after a
+    // `cp.async.wait_group` that finds them long landed: the round trip (one per tile when every
+    // token has its own page) never stalls the copy loop. Entry indices are clamped to the
+    // range's last token, so every copy reads a real entry. See Note [page-table prefetch] in
+    // docs/DESIGN.md.
+    let token_of = |t: u32, h: u32| b.work.kv_start + t * KV_TILE_TOKENS + lane + 32 * h;
+    let id_slot = |t: u32, h: u32| -> Smem<u32> {
+        let slot = (load_warp * PAGE_ID_LEAD as u32 + t % PAGE_ID_LEAD as u32) * 2 + h;
+        dynamic_smem_base().byte_add(b.plan.page_ids_offset + 4 * (32 * slot + lane))
+    };
+    let fetch_ids = |t: u32| {
+        for h in 0..2 {
+            let token = token_of(t, h).min(b.work.kv_end - 1);
+            // SAFETY: kv_start <= token < kv_end <= kv_len, so its page-table entry exists
+            // (validated; num_tiles > 0 means kv_end > kv_start); the slot is this lane's.
+            unsafe { cp_async_ca_4(id_slot(t, h), Gmem::from_addr(p.page_indices).add((b.first_page_entry + token / p.page_size) as u64)) };
+        }
+        // One group per tile's ids (it also closes the K/V copies issued before it: see Note
+        // [page-table prefetch]).
+        cp_async_commit_group();
+    };
+    let offsets = |t: u32| -> [u64; 2] {
         let mut off = [NO_ROW; 2];
         for h in 0..2 {
             let token = token_of(t, h as u32);
+            // SAFETY: this lane's slot, landed (see the wait_group in the loop).
+            let id = unsafe { ld_shared_u32(id_slot(t, h as u32)) };
             if token < b.work.kv_end {
-                let row = ids[h] as u64 * p.page_size as u64 + (token % p.page_size) as u64;
+                let row = id as u64 * p.page_size as u64 + (token % p.page_size) as u64;
                 off[h] = (row * p.kv_heads as u64 + b.work.kv_head as u64) * row_bytes;
             }
         }
         off
     };
-    let mut ids_next = page_ids(0);
-    let mut ids_after = page_ids(1);
+    for t in 0..PAGE_ID_LEAD as u32 {
+        fetch_ids(t);
+    }
     // Launched as a programmatic dependent of the previous kernel on sm_90+: the work item and
     // page ids are the plan's own (uploaded before that kernel ran); K/V may be written by it.
     #[cfg(target_feature = "sm_90")]
@@ -197,9 +217,12 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
             // this stage's previous tile (t - STAGES).
             unsafe { mbarrier_wait_parity_shared_b64(mbar.empty(s), parity(t - STAGES as u32, STAGES as u32)) };
         }
-        let cur = offsets(t, ids_next);
-        ids_next = ids_after;
-        ids_after = page_ids(t + 2);
+        // Groups committed so far: tiles 0 .. t + LEAD - 1; tile t's is complete once at most
+        // LEAD - 1 are pending.
+        cp_async_wait_group::<{ PAGE_ID_LEAD as u32 - 1 }>();
+        let cur = offsets(t);
+        // Tile t's slot is free again (its values are in registers, used by `cur`).
+        fetch_ids(t + PAGE_ID_LEAD as u32);
         let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr };
         let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), chunks_per_row: cpr };
         let (row_in_copy, chunk) = (lane / cpr, lane % cpr);
@@ -218,8 +241,12 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
             let (src_off, bytes) = if off & NO_ROW == 0 { (off + 16 * chunk as u64, 16) } else { (0, 0) };
             // SAFETY: valid rows point inside the pools (validated page ids); others copy 0 bytes.
             unsafe {
-                cp_async_cg_16_zfill(k_tile.chunk(row, chunk), Gmem::from_addr(p.k_pool + src_off), bytes);
-                cp_async_cg_16_zfill(v_tile.chunk(row, chunk), Gmem::from_addr(p.v_pool + src_off), bytes);
+                if copy_k {
+                    cp_async_cg_16_zfill(k_tile.chunk(row, chunk), Gmem::from_addr(p.k_pool + src_off), bytes);
+                }
+                if copy_v {
+                    cp_async_cg_16_zfill(v_tile.chunk(row, chunk), Gmem::from_addr(p.v_pool + src_off), bytes);
+                }
             }
             it += 1;
         }
