@@ -172,6 +172,14 @@ fn encode_scaled(dtype: DType, vals: &[f32]) -> (Storage, f32) {
     (Storage::encode(dtype, &scaled), s)
 }
 
+/// Plan overrides of a benchmark run (`--splits`, `--m-tiles`); the default is the planner's
+/// own choice.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Knobs {
+    pub splits: Splits,
+    pub m_tiles: Option<u32>,
+}
+
 /// Value pattern of the pools: element `e` holds `block[e % block.len()]`.
 const BLOCK_ELEMS: usize = 1 << 24;
 
@@ -181,7 +189,7 @@ impl Case {
         spec: &Spec,
         page: u32,
         rot_gib: f64,
-        splits: Splits,
+        knobs: Knobs,
     ) -> Result<Case, String> {
         let lens = spec.lens()?;
         let (qh, kvh, d) = (spec.q_heads, spec.kv_heads, spec.head_dim);
@@ -206,7 +214,8 @@ impl Case {
         };
         cfg.q_fp8 = q_dtype.is_fp8();
         cfg.scales = ScaleLayout::PerTensor;
-        cfg.splits = splits;
+        cfg.splits = knobs.splits;
+        cfg.m_tiles = knobs.m_tiles;
         let s = dev.stream();
         let pool_elems = cfg.pool_elems();
         let mut rng = Rng(0x5eed ^ page as u64);
@@ -403,10 +412,10 @@ fn bench_case(
     page: u32,
     ceil: Ceilings,
     rot_gib: f64,
-    splits: Splits,
+    knobs: Knobs,
 ) -> Result<serde_json::Value, String> {
     let t0 = Instant::now();
-    let mut c = Case::build(dev, spec, page, rot_gib, splits)?;
+    let mut c = Case::build(dev, spec, page, rot_gib, knobs)?;
     let rel_err = c.check(dev, 2)?;
     let sets = c.plans.len();
     let calls = sets.max(16);
@@ -496,7 +505,7 @@ pub fn bench(
     jsonl: Option<&str>,
     env_json: Option<&str>,
     rot_gib: f64,
-    splits: Splits,
+    knobs: Knobs,
 ) -> Result<(), String> {
     let dev = match Device::new(0) {
         Ok(d) => d,
@@ -550,7 +559,7 @@ pub fn bench(
     let mut failed = false;
     for spec in specs {
         for &page in &spec.page_sizes {
-            let rec = bench_case(&dev, spec, page, ceil, rot_gib, splits);
+            let rec = bench_case(&dev, spec, page, ceil, rot_gib, knobs);
             match rec {
                 Ok(r) => {
                     if r["status"] == "ok" {
@@ -599,8 +608,8 @@ pub fn check(specs: &[Spec]) -> Result<(), String> {
     let mut bad = 0;
     for spec in specs {
         for &page in &spec.page_sizes {
-            let r =
-                Case::build(&dev, spec, page, 0.0, Splits::Auto).and_then(|mut c| c.check(&dev, 2));
+            let r = Case::build(&dev, spec, page, 0.0, Knobs::default())
+                .and_then(|mut c| c.check(&dev, 2));
             match r {
                 Ok(e) if e < 1e-2 => println!("PASS {} p{page}: rel err {e:.2e}", spec.name),
                 Ok(e) => {

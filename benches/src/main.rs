@@ -49,6 +49,9 @@ enum Cmd {
         /// KV splits per request: `auto` (planner) or a number.
         #[arg(long, default_value = "auto")]
         splits: String,
+        /// 16-row query tiles per CTA: `auto` (planner), 1 or 2 (2 needs head_dim <= 128).
+        #[arg(long, default_value = "auto")]
+        m_tiles: String,
     },
     /// The streaming-read ceiling against the bytes one kernel reads (short-kernel ramp).
     Probe,
@@ -76,6 +79,7 @@ fn main() {
             env_json,
             rot_gib,
             splits,
+            m_tiles,
         } => {
             let splits = match splits.as_str() {
                 "auto" => Ok(ferroflash::Splits::Auto),
@@ -84,9 +88,20 @@ fn main() {
                     .map(ferroflash::Splits::Fixed)
                     .map_err(|_| format!("--splits {n}: auto or a number")),
             };
-            splits.and_then(|sp| {
+            let m_tiles = match m_tiles.as_str() {
+                "auto" => Ok(None),
+                n => n
+                    .parse()
+                    .map(Some)
+                    .map_err(|_| format!("--m-tiles {n}: auto, 1 or 2")),
+            };
+            splits.and_then(|splits| {
+                let knobs = gpu::Knobs {
+                    splits,
+                    m_tiles: m_tiles?,
+                };
                 load(&common).and_then(|w| {
-                    gpu::bench(&w, jsonl.as_deref(), env_json.as_deref(), rot_gib, sp)
+                    gpu::bench(&w, jsonl.as_deref(), env_json.as_deref(), rot_gib, knobs)
                 })
             })
         }

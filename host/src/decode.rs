@@ -94,6 +94,10 @@ pub struct DecodeConfig {
     pub window_left: Option<u32>,
     /// KV splits (automatic by default).
     pub splits: Splits,
+    /// 16-row query tiles per CTA (packed rows = new tokens x group): `None` = automatic
+    /// ([`crate::plan::m_tiles_for`]: two when a kv head has more than 16 packed rows and
+    /// head_dim <= 128), `Some(1)`, or `Some(2)` (head_dim <= 128).
+    pub m_tiles: Option<u32>,
 }
 
 impl DecodeConfig {
@@ -120,6 +124,7 @@ impl DecodeConfig {
             softcap: None,
             window_left: None,
             splits: Splits::Auto,
+            m_tiles: None,
         }
     }
     /// Operand element types (Q, K/V, O) of the kernel this config runs.
@@ -150,7 +155,7 @@ impl DecodeConfig {
         )
         .expect("validated config")
     }
-    /// Check the configuration (head dim, head ratio, page size, scale, softcap, splits).
+    /// Check the configuration (head dim, head ratio, page size, scale, softcap, splits, m tiles).
     pub fn validate(&self) -> Result<()> {
         if ![64, 128, 256].contains(&self.head_dim) {
             return Err(Error::UnsupportedHeadDim(self.head_dim));
@@ -192,6 +197,19 @@ impl DecodeConfig {
                 name: "splits",
                 why: "Fixed(0)".into(),
             });
+        }
+        match self.m_tiles {
+            None | Some(1) => {}
+            Some(2) if self.head_dim <= 128 => {}
+            Some(m) => {
+                return Err(Error::InvalidArgument {
+                    name: "m_tiles",
+                    why: format!(
+                        "{m} tiles of 16 rows at head_dim {}: 1, or 2 up to head_dim 128",
+                        self.head_dim
+                    ),
+                })
+            }
         }
         if self.q_fp8 && self.kv_fp8.is_none() {
             return Err(Error::InvalidArgument {
@@ -542,7 +560,9 @@ impl DecodePlan {
         let q_lens = tables.validate(cfg)?;
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = q_lens.iter().map(|q| q * group).max().unwrap_or(0);
-        let m_tiles = crate::plan::m_tiles_for(max_rows, cfg.head_dim);
+        let m_tiles = cfg
+            .m_tiles
+            .unwrap_or_else(|| crate::plan::m_tiles_for(max_rows, cfg.head_dim));
         let (decode_kernel, smem_bytes, ctas_per_sm) = Self::variant(dev, cfg, m_tiles)?;
         let plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm);
         let rows_per_block = plan.rows_per_block() as usize;
@@ -599,7 +619,9 @@ impl DecodePlan {
             });
         }
         let group = cfg.q_heads / cfg.kv_heads;
-        let m_tiles = crate::plan::m_tiles_for(cap.max_new_tokens * group, cfg.head_dim);
+        let m_tiles = cfg
+            .m_tiles
+            .unwrap_or_else(|| crate::plan::m_tiles_for(cap.max_new_tokens * group, cfg.head_dim));
         let (decode_kernel, smem_bytes, ctas_per_sm) = Self::variant(dev, cfg, m_tiles)?;
         let rows_per_block = M_TILE_ROWS * m_tiles;
         // Work items: without a split, one per (request, kv head, row block); with automatic

@@ -156,6 +156,32 @@ fn config_cases() -> Vec<ConfigCase> {
             |r| matches!(r, Err(Error::InvalidArgument { name: "pool", .. })),
         ),
         (
+            "m_tiles 3",
+            |c| c.m_tiles = Some(3),
+            |r| {
+                matches!(
+                    r,
+                    Err(Error::InvalidArgument {
+                        name: "m_tiles",
+                        ..
+                    })
+                )
+            },
+        ),
+        (
+            "m_tiles 2 at head_dim 256",
+            |c| (c.m_tiles, c.head_dim) = (Some(2), 256),
+            |r| {
+                matches!(
+                    r,
+                    Err(Error::InvalidArgument {
+                        name: "m_tiles",
+                        ..
+                    })
+                )
+            },
+        ),
+        (
             "fp8 Q without an fp8 KV cache",
             |c| c.q_fp8 = true,
             |r| matches!(r, Err(Error::InvalidArgument { name: "q_fp8", .. })),

@@ -18,6 +18,8 @@ struct Batch {
     sm_count: u32,
     ctas_per_sm: u32,
     splits: Splits,
+    /// The config's override (`None`: the planner's choice).
+    m_tiles: Option<u32>,
 }
 
 fn batch() -> impl Strategy<Value = Batch> {
@@ -32,9 +34,22 @@ fn batch() -> impl Strategy<Value = Batch> {
             prop::sample::select(vec![1u32, 8, 108, 132]),
             1u32..4,
             prop_oneof![Just(Splits::Auto), (1u32..400).prop_map(Splits::Fixed)],
+            prop_oneof![Just(None), Just(Some(1u32)), Just(Some(2u32))],
         )
             .prop_map(
-                |(q_lens, kv_lens, kv_heads, group, head_dim, sm_count, ctas_per_sm, splits)| {
+                |(
+                    q_lens,
+                    kv_lens,
+                    kv_heads,
+                    group,
+                    head_dim,
+                    sm_count,
+                    ctas_per_sm,
+                    splits,
+                    m_tiles,
+                )| {
+                    // Two tiles exist only up to head_dim 128 (the config refuses the rest).
+                    let m_tiles = m_tiles.map(|m| if head_dim > 128 { 1 } else { m });
                     Batch {
                         q_lens,
                         kv_lens,
@@ -44,6 +59,7 @@ fn batch() -> impl Strategy<Value = Batch> {
                         sm_count,
                         ctas_per_sm,
                         splits,
+                        m_tiles,
                     }
                 },
             )
@@ -73,7 +89,7 @@ fn run(b: &Batch) -> (Plan, Vec<u32>, Vec<u32>) {
         sm_count: b.sm_count,
         ctas_per_sm: b.ctas_per_sm,
         splits: b.splits,
-        m_tiles: None,
+        m_tiles: b.m_tiles,
     });
     (p, q_indptr, page_indptr)
 }
@@ -93,6 +109,9 @@ proptest! {
         let (p, q_indptr, page_indptr) = run(&b);
         let rpb = p.rows_per_block();
         prop_assert!(p.m_tiles == 1 || p.m_tiles == 2);
+        if let Some(m) = b.m_tiles {
+            prop_assert_eq!(p.m_tiles, m);
+        }
         // Group the work by output block.
         let mut blocks: BTreeMap<(u32, u32, u32), Vec<_>> = BTreeMap::new();
         for w in &p.work {

@@ -38,6 +38,8 @@ pub struct DecodeCase {
     pub seed: u64,
     /// One non-finite input element to plant (see [`Poison`]).
     pub poison: Option<Poison>,
+    /// The config's 16-row tiles per CTA (`None`: the planner's choice).
+    pub m_tiles: Option<u32>,
 }
 
 /// Where a non-finite value is planted: Q of request 0's first token, head 0, dim 3; or the K
@@ -233,6 +235,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.softcap = c.softcap;
     cfg.window_left = c.window_left;
     cfg.splits = c.splits;
+    cfg.m_tiles = c.m_tiles;
     cfg.sm_scale = Some(problem.sm_scale);
     let q_indptr = problem.q_indptr();
     let plan = DecodePlan::new(
@@ -402,6 +405,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     splits: cycled_splits(i),
                     seed: 1000 + i,
                     poison: None,
+                    m_tiles: None,
                 });
                 i += 1;
             }
@@ -455,6 +459,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     splits: cycled_splits(i),
                     seed: 5000 + i,
                     poison: None,
+                    m_tiles: None,
                 });
                 i += 1;
             }
@@ -503,6 +508,10 @@ pub fn cases() -> Vec<Case> {
             run: splits_agree,
         },
         Case {
+            name: "decode/m_tiles_override_one_or_two_tiles",
+            run: m_tiles_override,
+        },
+        Case {
             name: "decode/empty_requests_zero_and_neg_inf",
             run: empty_requests,
         },
@@ -535,6 +544,7 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         splits: Splits::Auto,
         seed: 7,
         poison: None,
+        m_tiles: None,
     }
 }
 
@@ -833,6 +843,7 @@ fn soak(d: &Device) -> CaseResult {
             ][pick(&mut rng, 3)],
             seed: 20_000 + i,
             poison: None,
+            m_tiles: None,
         };
         let r = if i % 100 == 99 {
             let mut small = c.clone();
@@ -892,6 +903,29 @@ fn splits_agree(d: &Device) -> CaseResult {
             (c.dtype, c.kv_dtype) = (q, kv);
             c.scales = kv.is_fp8().then_some(ScaleLayout::PerRequestKvHead);
             c.splits = splits;
+            case_result(d, &c)?;
+        }
+    }
+    Ok(Outcome::Pass)
+}
+
+/// The config's `m_tiles` override: more than 16 packed rows per kv head (8:1 GQA, 4 new
+/// tokens) in one or two 16-row tiles per CTA, 16-bit and fp8 caches, split and unsplit, against
+/// the reference.
+fn m_tiles_override(d: &Device) -> CaseResult {
+    for (i, (m, (q, kv))) in [Some(1), Some(2)]
+        .into_iter()
+        .flat_map(|m| [(DType::Bf16, DType::Bf16), (DType::F16, DType::E4m3)].map(|t| (m, t)))
+        .enumerate()
+    {
+        for head_dim in [64, 128] {
+            let mut c = base(head_dim, 16, 8, 4, vec![700, 0, 97]);
+            c.kv_heads = 2;
+            (c.dtype, c.kv_dtype) = (q, kv);
+            c.scales = kv.is_fp8().then_some(ScaleLayout::PerKvHead);
+            c.splits = [Splits::Auto, Splits::Fixed(3)][i % 2];
+            c.m_tiles = m;
+            c.seed = 300 + i as u64;
             case_result(d, &c)?;
         }
     }
