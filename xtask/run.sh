@@ -9,6 +9,12 @@
 # Exit code: non-zero when any step fails.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
+# `cargo xtask bundle` compresses the binaries when it can: unpack them once (xz, or python3).
+for f in "$here"/gpu-tests.xz "$here"/ferroflash.xz; do
+  [ -e "$f" ] || continue
+  xz -d -f "$f" 2>/dev/null || python3 -c "import lzma,sys; open(sys.argv[1][:-3],'wb').write(lzma.open(sys.argv[1]).read())" "$f" && rm -f "$f"
+  chmod +x "${f%.xz}"
+done
 what="${1:-tests}"; filter="${2:-}"
 rc=0
 run_tests() { "$here/gpu-tests" $filter || rc=1; }

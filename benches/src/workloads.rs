@@ -137,10 +137,13 @@ mod extra_tests {
     #[test]
     fn extra_file_parses() {
         let w = super::parse(include_str!("../workloads-extra.toml")).unwrap();
-        assert_eq!(w.len(), 8);
+        assert_eq!(w.len(), 10);
         assert_eq!(w[0].lens().unwrap(), vec![45000, 4800, 3100, 1200]);
         assert!(w.iter().all(|s| s.lens().is_ok() && s.dtypes().is_ok()));
         use ferroflash_reference::DType;
         assert_eq!(w[6].dtypes().unwrap(), (DType::E4m3, DType::E4m3));
+        // X8/X9: 8:1 GQA with 4 new tokens (32 packed rows per kv head).
+        assert_eq!((w[8].q_heads / w[8].kv_heads) * w[8].q_len, 32);
+        assert_eq!(w[9].dtypes().unwrap(), (DType::Bf16, DType::E4m3));
     }
 }

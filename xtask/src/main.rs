@@ -347,9 +347,24 @@ fn cmd_bundle(root: &Path) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
     }
     std::fs::copy(root.join("xtask/run.sh"), bundle.join("run.sh")).map_err(|e| e.to_string())?;
+    // The binaries embed the PTX of all three archs (~17 MiB each, ~1 MiB compressed): xz them
+    // when `xz` is here, so the bundle travels small; run.sh unpacks them on first use.
+    let xz = |bin: &str| {
+        Command::new("xz")
+            .args(["-T0", "-f"])
+            .arg(bundle.join(bin))
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let packed = ["gpu-tests", "ferroflash"].map(xz);
     println!(
-        "bundle written to {} (run: bash target/bundle/run.sh [tests|sanitize|bench|all])",
-        bundle.display()
+        "bundle written to {}{} (run: bash target/bundle/run.sh [tests|sanitize|bench|soak|all])",
+        bundle.display(),
+        if packed.iter().all(|&p| p) {
+            ", binaries xz-compressed"
+        } else {
+            ""
+        }
     );
     Ok(())
 }
