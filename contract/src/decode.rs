@@ -10,7 +10,8 @@ use crate::smem::align_up;
 pub const KV_TILE_TOKENS: u32 = 64;
 /// Consumer warps: each takes `KV_TILE_TOKENS / CONSUMER_WARPS` keys of every tile.
 pub const CONSUMER_WARPS: u32 = 4;
-/// Producer (load) warps: one copies K and V, or two, the first K and the second V.
+/// Producer (load) warps: one copies K and V, or two, the first K and the second V. Two pass
+/// the GPU suite but ran 40% slower on the H200 (docs/perf.md, change 19): one it is.
 pub const PRODUCER_WARPS: u32 = 1;
 /// Tiles ahead of its use that the producer loads a page-table entry (See Note [page-table
 /// prefetch] in docs/DESIGN.md).

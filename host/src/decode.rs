@@ -127,6 +127,12 @@ impl DecodeConfig {
             m_tiles: None,
         }
     }
+    /// 16-row tiles per CTA when the largest (request, kv head) has `max_rows` packed rows: the
+    /// override, else the planner's choice.
+    fn m_tiles_for_rows(&self, max_rows: u32) -> u32 {
+        self.m_tiles
+            .unwrap_or_else(|| crate::plan::m_tiles_for(max_rows, self.head_dim))
+    }
     /// Operand element types (Q, K/V, O) of the kernel this config runs.
     pub fn operand_types(&self) -> (Elem, Elem, Elem) {
         let e16 = match self.dtype {
@@ -560,9 +566,7 @@ impl DecodePlan {
         let q_lens = tables.validate(cfg)?;
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = q_lens.iter().map(|q| q * group).max().unwrap_or(0);
-        let m_tiles = cfg
-            .m_tiles
-            .unwrap_or_else(|| crate::plan::m_tiles_for(max_rows, cfg.head_dim));
+        let m_tiles = cfg.m_tiles_for_rows(max_rows);
         let (decode_kernel, smem_bytes, ctas_per_sm) = Self::variant(dev, cfg, m_tiles)?;
         let plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm);
         let rows_per_block = plan.rows_per_block() as usize;
@@ -619,9 +623,7 @@ impl DecodePlan {
             });
         }
         let group = cfg.q_heads / cfg.kv_heads;
-        let m_tiles = cfg
-            .m_tiles
-            .unwrap_or_else(|| crate::plan::m_tiles_for(cap.max_new_tokens * group, cfg.head_dim));
+        let m_tiles = cfg.m_tiles_for_rows(cap.max_new_tokens * group);
         let (decode_kernel, smem_bytes, ctas_per_sm) = Self::variant(dev, cfg, m_tiles)?;
         let rows_per_block = M_TILE_ROWS * m_tiles;
         // Work items: without a split, one per (request, kv head, row block); with automatic
