@@ -946,17 +946,13 @@ fn bad_tensors(d: &Device) -> CaseResult {
     use ferroflash::{Error, RawTensors};
     let cfg = DecodeConfig::new(8, 2, 128, 16, 4, Dtype16::Bf16);
     let (q_indptr, kv_lens, page_indptr, page_indices) = ([0u32, 1], [20u32], [0u32, 2], [3u32, 1]);
-    let plan = DecodePlan::new(
-        d,
-        &cfg,
-        &BatchTables {
-            q_indptr: &q_indptr,
-            kv_lens: &kv_lens,
-            page_indptr: &page_indptr,
-            page_indices: &page_indices,
-        },
-    )
-    .map_err(|e| e.to_string())?;
+    let tables = BatchTables {
+        q_indptr: &q_indptr,
+        kv_lens: &kv_lens,
+        page_indptr: &page_indptr,
+        page_indices: &page_indices,
+    };
+    let plan = DecodePlan::new(d, &cfg, &tables).map_err(|e| e.to_string())?;
     let s = d.stream();
     let alloc16 = |n: usize| {
         s.clone_htod(&vec![0x7fc0u16; n])
@@ -1029,17 +1025,7 @@ fn bad_tensors(d: &Device) -> CaseResult {
     // An fp8 cache config: 16-bit pools and a wrong-length scale table are refused.
     let mut cfg8 = cfg.clone();
     cfg8.kv_fp8 = Some(Fp8Format::E4m3);
-    let plan8 = DecodePlan::new(
-        d,
-        &cfg8,
-        &BatchTables {
-            q_indptr: &q_indptr,
-            kv_lens: &kv_lens,
-            page_indptr: &page_indptr,
-            page_indices: &page_indices,
-        },
-    )
-    .map_err(|e| e.to_string())?;
+    let plan8 = DecodePlan::new(d, &cfg8, &tables).map_err(|e| e.to_string())?;
     match plan8.run(
         d,
         DecodeTensors {
