@@ -688,9 +688,10 @@ fn cpu_fallback(specs: &[Spec]) -> Result<(), String> {
 /// `ferroflash probe`: the streaming-read ceiling as a function of the bytes one kernel reads.
 /// Short kernels (tens of microseconds, like decode at small batch) pay a launch ramp and a
 /// drain that a 4 GiB read hides; this measures that curve on the same GPU. Each size is read by
-/// 16 back-to-back launches over disjoint regions of an 8 GiB buffer (never L2 resident),
-/// timed with events; the median of 10 such rounds is reported per launch.
-pub fn probe() -> Result<(), String> {
+/// 16 launches over disjoint regions of an 8 GiB buffer (never L2 resident), back to back on the
+/// stream and as one CUDA graph (the decode benchmark's timing), for each launch shape in
+/// `configs` (`CTAS_PER_SMxTHREADS`); the median of 10 rounds is reported per launch.
+pub fn probe(configs: &str) -> Result<(), String> {
     let dev = match Device::new(0) {
         Ok(d) => d,
         Err(e) => {
@@ -698,38 +699,67 @@ pub fn probe() -> Result<(), String> {
             return Ok(());
         }
     };
-    let s = dev.stream();
+    let shapes = configs
+        .split(',')
+        .map(|c| {
+            let (a, b) = c.split_once('x').ok_or(format!("--configs {c}: CTASxTHREADS"))?;
+            let a: u32 = a.parse().map_err(|_| format!("--configs {c}"))?;
+            let b: u32 = b.parse().map_err(|_| format!("--configs {c}"))?;
+            Ok((a, b))
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    // SAFETY: one stream only (as in `bench`): without cross-stream event tracking the launches
+    // can be captured into a graph.
+    unsafe { dev.context().disable_event_tracking() };
+    let s = dev.stream().clone();
     let total = 8usize << 30;
     let src = s.alloc_zeros::<u8>(total).map_err(drv("alloc"))?;
-    let (grid, threads) = (dev.caps().sm_count * 8, 512);
+    let max_threads = shapes.iter().map(|&(a, b)| a * b).max().unwrap_or(1) * dev.caps().sm_count;
     let mut scratch = s
-        .alloc_zeros::<u32>((grid * threads) as usize)
+        .alloc_zeros::<u32>(max_threads as usize)
         .map_err(drv("alloc"))?;
-    println!("{:>10} {:>10} {:>8}", "MiB", "us/launch", "TB/s");
-    for mib in [32usize, 64, 128, 256, 512, 1024, 4096] {
-        let bytes = mib << 20;
-        let regions = (total / bytes).max(1);
-        let mut next = 0usize;
-        let ms = time_events(&dev, 10, || {
-            for _ in 0..16 {
-                let off = (next % regions) * bytes;
-                next += 1;
-                bench::read_probe(
-                    &dev,
-                    &src.slice(off..off + bytes),
-                    &mut scratch,
-                    grid,
-                    threads,
-                )
-                .map_err(ff)?;
-            }
-            Ok(())
-        })? / 16.0;
-        println!(
-            "{mib:>10} {:>10.1} {:>8.2}",
-            ms * 1e3,
-            bytes as f64 / (ms * 1e-3) / 1e12
-        );
+    println!(
+        "{:>8} {:>10} {:>12} {:>8} {:>12} {:>8}",
+        "shape", "MiB", "eager us", "TB/s", "graph us", "TB/s"
+    );
+    for &(per_sm, threads) in &shapes {
+        let grid = dev.caps().sm_count * per_sm;
+        for mib in [32usize, 64, 128, 256, 512, 1024, 4096] {
+            let bytes = mib << 20;
+            let regions = (total / bytes).max(1);
+            let mut next = 0usize;
+            let mut sixteen = |scratch: &mut cudarc::driver::CudaSlice<u32>| -> Result<(), String> {
+                for _ in 0..16 {
+                    let off = (next % regions) * bytes;
+                    next += 1;
+                    bench::read_probe(&dev, &src.slice(off..off + bytes), scratch, grid, threads)
+                        .map_err(ff)?;
+                }
+                Ok(())
+            };
+            sixteen(&mut scratch)?;
+            let eager = time_events(&dev, 10, || sixteen(&mut scratch))? / 16.0;
+            s.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+                .map_err(drv("begin capture"))?;
+            let r = sixteen(&mut scratch);
+            let g = s
+                .end_capture(CUgraphInstantiate_flags(0))
+                .map_err(drv("end capture"))?;
+            r?;
+            let g = g.ok_or_else(|| "empty graph".to_string())?;
+            g.upload().map_err(drv("graph upload"))?;
+            g.launch().map_err(drv("graph"))?;
+            let graph = time_events(&dev, 10, || g.launch().map_err(drv("graph")))? / 16.0;
+            let tbs = |ms: f64| bytes as f64 / (ms * 1e-3) / 1e12;
+            println!(
+                "{:>8} {mib:>10} {:>12.1} {:>8.2} {:>12.1} {:>8.2}",
+                format!("{per_sm}x{threads}"),
+                eager * 1e3,
+                tbs(eager),
+                graph * 1e3,
+                tbs(graph)
+            );
+        }
     }
     Ok(())
 }

@@ -54,7 +54,12 @@ enum Cmd {
         m_tiles: String,
     },
     /// The streaming-read ceiling against the bytes one kernel reads (short-kernel ramp).
-    Probe,
+    Probe {
+        /// Launch shapes to measure, `CTAS_PER_SMxTHREADS`, comma-separated (8x512 is the
+        /// shape of the benchmark's ceiling).
+        #[arg(long, default_value = "8x512")]
+        configs: String,
+    },
     /// Check the kernels on the workloads against the CPU reference.
     Check {
         #[command(flatten)]
@@ -105,7 +110,7 @@ fn main() {
                 })
             })
         }
-        Cmd::Probe => gpu::probe(),
+        Cmd::Probe { configs } => gpu::probe(&configs),
         Cmd::Check { common } => load(&common).and_then(|w| gpu::check(&w)),
     };
     if let Err(e) = r {
