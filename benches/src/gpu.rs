@@ -685,6 +685,38 @@ fn cpu_fallback(specs: &[Spec]) -> Result<(), String> {
     Ok(())
 }
 
+/// Launch shapes `CTAS_PER_SMxTHREADS,...` of `ferroflash probe --configs`.
+pub fn probe_shapes(configs: &str) -> Result<Vec<(u32, u32)>, String> {
+    configs
+        .split(',')
+        .map(|c| {
+            let bad = || format!("--configs {c}: CTAS_PER_SMxTHREADS, e.g. 8x512");
+            let (a, b) = c.trim().split_once('x').ok_or_else(bad)?;
+            let per_sm: u32 = a.parse().map_err(|_| bad())?;
+            let threads: u32 = b.parse().map_err(|_| bad())?;
+            if per_sm == 0 || threads == 0 || threads > 1024 || threads % 32 != 0 {
+                return Err(bad());
+            }
+            Ok((per_sm, threads))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod probe_tests {
+    use super::probe_shapes;
+    #[test]
+    fn shapes_parse_and_reject() {
+        assert_eq!(
+            probe_shapes("8x512, 2x1024").unwrap(),
+            vec![(8, 512), (2, 1024)]
+        );
+        for bad in ["8", "x512", "8x0", "0x512", "4x2048", "4x100", "8x512,"] {
+            assert!(probe_shapes(bad).is_err(), "{bad}");
+        }
+    }
+}
+
 /// `ferroflash probe`: the streaming-read ceiling as a function of the bytes one kernel reads.
 /// Short kernels (tens of microseconds, like decode at small batch) pay a launch ramp and a
 /// drain that a 4 GiB read hides; this measures that curve on the same GPU. Each size is read by
@@ -699,15 +731,7 @@ pub fn probe(configs: &str) -> Result<(), String> {
             return Ok(());
         }
     };
-    let shapes = configs
-        .split(',')
-        .map(|c| {
-            let (a, b) = c.split_once('x').ok_or(format!("--configs {c}: CTASxTHREADS"))?;
-            let a: u32 = a.parse().map_err(|_| format!("--configs {c}"))?;
-            let b: u32 = b.parse().map_err(|_| format!("--configs {c}"))?;
-            Ok((a, b))
-        })
-        .collect::<Result<Vec<_>, String>>()?;
+    let shapes = probe_shapes(configs)?;
     // SAFETY: one stream only (as in `bench`): without cross-stream event tracking the launches
     // can be captured into a graph.
     unsafe { dev.context().disable_event_tracking() };
