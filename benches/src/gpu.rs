@@ -694,7 +694,7 @@ pub fn probe_shapes(configs: &str) -> Result<Vec<(u32, u32)>, String> {
             let (a, b) = c.trim().split_once('x').ok_or_else(bad)?;
             let per_sm: u32 = a.parse().map_err(|_| bad())?;
             let threads: u32 = b.parse().map_err(|_| bad())?;
-            if per_sm == 0 || threads == 0 || threads > 1024 || threads % 32 != 0 {
+            if per_sm == 0 || threads == 0 || threads > 1024 || !threads.is_multiple_of(32) {
                 return Err(bad());
             }
             Ok((per_sm, threads))

@@ -260,7 +260,7 @@ unsafe fn launch_chained<P: KernelParams>(
 
 /// Stream `buf` once with the bandwidth probe kernel (`grid` CTAs of `threads`), on `dev`'s
 /// stream. `scratch` must hold one word per thread of the grid.
-pub(crate) fn read_probe(
+pub fn read_probe(
     dev: &Device,
     buf: &cudarc::driver::CudaView<u8>,
     scratch: &mut cudarc::driver::CudaSlice<u32>,
