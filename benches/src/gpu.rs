@@ -10,7 +10,7 @@
 
 use crate::workloads::Spec;
 use cudarc::driver::sys::{CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode};
-use cudarc::driver::CudaSlice;
+use cudarc::driver::{CudaGraph, CudaSlice};
 use ferroflash::{
     bench, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Device, Dtype16, Error, Fp8Format,
     ScaleLayout, Splits,
@@ -68,6 +68,23 @@ fn time_events(
         ms.push(a.elapsed_ms(&b).map_err(drv("elapsed"))? as f64);
     }
     Ok(median(&mut ms))
+}
+
+/// Capture what `launch` enqueues on `dev`'s stream into a CUDA graph (not yet uploaded). The
+/// capture is ended even when `launch` fails; its error is returned then.
+fn capture_graph(
+    dev: &Device,
+    launch: impl FnOnce() -> Result<(), String>,
+) -> Result<CudaGraph, String> {
+    let s = dev.stream();
+    s.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+        .map_err(drv("begin capture"))?;
+    let r = launch();
+    let g = s
+        .end_capture(CUgraphInstantiate_flags(0))
+        .map_err(drv("end capture"))?;
+    r?;
+    g.ok_or_else(|| "empty graph".to_string())
 }
 
 fn measure_ceilings(dev: &Device) -> Result<(f64, f64), String> {
@@ -422,23 +439,8 @@ fn bench_case(
     for set in 0..sets {
         c.run(dev, set)?;
     }
-    let s = dev.stream().clone();
     // Graph of `calls` calls cycling through the sets.
-    let graph = (|| -> Result<_, String> {
-        s.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-            .map_err(drv("begin capture"))?;
-        let mut r = Ok(());
-        for i in 0..calls {
-            if r.is_ok() {
-                r = c.run(dev, i % sets);
-            }
-        }
-        let g = s
-            .end_capture(CUgraphInstantiate_flags(0))
-            .map_err(drv("end capture"))?;
-        r?;
-        g.ok_or_else(|| "empty graph".to_string())
-    })();
+    let graph = capture_graph(dev, || (0..calls).try_for_each(|i| c.run(dev, i % sets)));
     let (ms, timing) = match &graph {
         Ok(g) => {
             g.upload().map_err(drv("graph upload"))?;
@@ -763,14 +765,7 @@ pub fn probe(configs: &str) -> Result<(), String> {
             };
             sixteen(&mut scratch)?;
             let eager = time_events(&dev, 10, || sixteen(&mut scratch))? / 16.0;
-            s.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-                .map_err(drv("begin capture"))?;
-            let r = sixteen(&mut scratch);
-            let g = s
-                .end_capture(CUgraphInstantiate_flags(0))
-                .map_err(drv("end capture"))?;
-            r?;
-            let g = g.ok_or_else(|| "empty graph".to_string())?;
+            let g = capture_graph(&dev, || sixteen(&mut scratch))?;
             g.upload().map_err(drv("graph upload"))?;
             g.launch().map_err(drv("graph"))?;
             let graph = time_events(&dev, 10, || g.launch().map_err(drv("graph")))? / 16.0;
