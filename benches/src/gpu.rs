@@ -422,6 +422,92 @@ impl Case {
     }
 }
 
+/// Percentile `q` (0..=1) of `v` (sorted here).
+fn percentile(v: &mut [f64], q: f64) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[((v.len() - 1) as f64 * q).round() as usize]
+}
+
+/// Record per-CTA timestamps of the last call of a graph of `calls` calls (as timed, so the
+/// call overlaps the previous call's combine), write them to `dir/timeline-<case>.json`, and
+/// return a one-line summary in microseconds from the first decode CTA's entry.
+fn record_timeline(dev: &Device, c: &mut Case, calls: usize, dir: &str) -> Result<String, String> {
+    use ferroflash_contract::params::TimelineEvent as E;
+    let sets = c.plans.len();
+    let grids = |p: &DecodePlan| (p.plan().work.len(), p.plan().merge.len());
+    if c.plans.iter().any(|p| grids(p) != grids(&c.plans[0])) {
+        return Err("timeline: the sets' plans have different grids".into());
+    }
+    let tl = c.plans[0].new_timeline(dev).map_err(ff)?;
+    for p in &mut c.plans {
+        p.set_timeline(dev, Some(&tl));
+    }
+    let g = capture_graph(dev, || (0..calls).try_for_each(|i| c.run(dev, i % sets)));
+    for p in &mut c.plans {
+        p.set_timeline(dev, None);
+    }
+    let g = g?;
+    for _ in 0..2 {
+        g.launch().map_err(drv("graph"))?;
+    }
+    dev.stream().synchronize().map_err(drv("sync"))?;
+    let (dec, comb) = tl.read(dev).map_err(ff)?;
+    let dec: Vec<_> = dec
+        .into_iter()
+        .filter(|r| r[E::Entry as usize] != 0)
+        .collect();
+    let comb: Vec<_> = comb
+        .into_iter()
+        .filter(|r| r[E::Entry as usize] != 0)
+        .collect();
+    if dec.is_empty() {
+        return Err("timeline: no decode CTA stamped".into());
+    }
+    let t0 = dec.iter().map(|r| r[E::Entry as usize]).min().unwrap();
+    let us = |x: u64| (x as f64 - t0 as f64) * 1e-3;
+    let col = |rs: &[ferroflash::TimelineRecord], e: E| -> Vec<f64> {
+        rs.iter().map(|r| us(r[e as usize])).collect()
+    };
+    let stats = |mut v: Vec<f64>| -> [f64; 3] {
+        if v.is_empty() {
+            return [f64::NAN; 3];
+        }
+        [
+            percentile(&mut v, 0.0),
+            percentile(&mut v, 0.5),
+            percentile(&mut v, 1.0),
+        ]
+    };
+    let fmt = |n: &str, x: [f64; 3]| format!("{n} {:.1}/{:.1}/{:.1}", x[0], x[1], x[2]);
+    let mut line = vec![
+        fmt("entry", stats(col(&dec, E::Entry))),
+        fmt("dep", stats(col(&dec, E::DependencyMet))),
+        fmt("first", stats(col(&dec, E::FirstData))),
+        fmt("issued", stats(col(&dec, E::LastIssue))),
+        fmt("loop", stats(col(&dec, E::LoopEnd))),
+        fmt("exit", stats(col(&dec, E::Exit))),
+    ];
+    if !comb.is_empty() {
+        line.push(fmt("c.entry", stats(col(&comb, E::Entry))));
+        line.push(fmt("c.dep", stats(col(&comb, E::DependencyMet))));
+        line.push(fmt("c.exit", stats(col(&comb, E::Exit))));
+    }
+    let file = format!("{dir}/timeline-{}-p{}.json", c.name, c.page);
+    let json = serde_json::json!({
+        "workload": c.name,
+        "page": c.page,
+        "events": ["entry", "dependency_met", "first_data", "loop_end", "exit", "sm_id", "tiles", "last_issue"],
+        "t0_ns": t0,
+        "decode": dec,
+        "combine": comb,
+    });
+    std::fs::write(&file, json.to_string()).map_err(|e| format!("{file}: {e}"))?;
+    Ok(format!(
+        "timeline (us, min/median/max): {}",
+        line.join("; ")
+    ))
+}
+
 /// Run one case and return its JSON record.
 fn bench_case(
     dev: &Device,
@@ -430,6 +516,7 @@ fn bench_case(
     ceil: Ceilings,
     rot_gib: f64,
     knobs: Knobs,
+    timeline_dir: Option<&str>,
 ) -> Result<serde_json::Value, String> {
     let t0 = Instant::now();
     let mut c = Case::build(dev, spec, page, rot_gib, knobs)?;
@@ -470,6 +557,9 @@ fn bench_case(
         i += 1;
         c.run(dev, i % sets)
     })?;
+    if let Some(dir) = timeline_dir {
+        println!("  {}", record_timeline(dev, &mut c, calls, dir)?);
+    }
     let rel_err_after = c.check(dev, 1)?;
     let tbps = c.min_bytes / (ms * 1e-3) / 1e12;
     let plan = c.plans[0].plan();
@@ -508,6 +598,7 @@ pub fn bench(
     env_json: Option<&str>,
     rot_gib: f64,
     knobs: Knobs,
+    timeline_dir: Option<&str>,
 ) -> Result<(), String> {
     let dev = match Device::new(0) {
         Ok(d) => d,
@@ -561,7 +652,7 @@ pub fn bench(
     let mut failed = false;
     for spec in specs {
         for &page in &spec.page_sizes {
-            let rec = bench_case(&dev, spec, page, ceil, rot_gib, knobs);
+            let rec = bench_case(&dev, spec, page, ceil, rot_gib, knobs, timeline_dir);
             match rec {
                 Ok(r) => {
                     if r["status"] == "ok" {

@@ -52,6 +52,10 @@ enum Cmd {
         /// 16-row query tiles per CTA: `auto` (planner), 1 or 2 (2 needs head_dim <= 128).
         #[arg(long, default_value = "auto")]
         m_tiles: String,
+        /// Also record per-CTA timestamps of one call (after timing) into DIR/timeline-*.json
+        /// and print where the call's time goes.
+        #[arg(long, value_name = "DIR")]
+        timeline: Option<String>,
     },
     /// The streaming-read ceiling against the bytes one kernel reads (short-kernel ramp).
     Probe {
@@ -85,6 +89,7 @@ fn main() {
             rot_gib,
             splits,
             m_tiles,
+            timeline,
         } => {
             let splits = match splits.as_str() {
                 "auto" => Ok(ferroflash::Splits::Auto),
@@ -106,7 +111,14 @@ fn main() {
                     m_tiles: m_tiles?,
                 };
                 load(&common).and_then(|w| {
-                    gpu::bench(&w, jsonl.as_deref(), env_json.as_deref(), rot_gib, knobs)
+                    gpu::bench(
+                        &w,
+                        jsonl.as_deref(),
+                        env_json.as_deref(),
+                        rot_gib,
+                        knobs,
+                        timeline.as_deref(),
+                    )
                 })
             })
         }

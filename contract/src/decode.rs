@@ -10,16 +10,13 @@ use crate::smem::align_up;
 pub const KV_TILE_TOKENS: u32 = 64;
 /// Consumer warps: each takes `KV_TILE_TOKENS / CONSUMER_WARPS` keys of every tile.
 pub const CONSUMER_WARPS: u32 = 4;
-/// Producer (load) warps: one copies K and V, or two, the first K and the second V. Two pass
-/// the GPU suite but ran 40% slower on the H200 (docs/perf.md, change 19): one it is.
-pub const PRODUCER_WARPS: u32 = 1;
+/// Most producer (load) warps of a variant (see [`producer_warps`]).
+pub const MAX_PRODUCER_WARPS: u32 = 4;
 /// Tiles ahead of its use that the producer loads a page-table entry (See Note [page-table
 /// prefetch] in docs/DESIGN.md).
 pub const PAGE_ID_LEAD: usize = 4;
-/// Bytes of the producer's page-id ring (see [`DecodeSmemPlan::page_ids_offset`]).
-pub const PAGE_ID_RING_BYTES: u32 = PRODUCER_WARPS * PAGE_ID_LEAD as u32 * 2 * 32 * 4;
-/// Threads per CTA.
-pub const THREADS: u32 = 32 * (CONSUMER_WARPS + PRODUCER_WARPS);
+/// Bytes of one load warp's page-id ring (see [`DecodeSmemPlan::page_ids_offset`]).
+pub const PAGE_ID_RING_BYTES_PER_WARP: u32 = PAGE_ID_LEAD as u32 * 2 * 32 * 4;
 /// Keys each consumer warp handles per tile (one m16n8k16 k-step of P·V).
 pub const KEYS_PER_WARP: u32 = KV_TILE_TOKENS / CONSUMER_WARPS;
 /// Packed query rows in one m16 MMA tile.
@@ -29,8 +26,8 @@ pub const CHUNK_BYTES: u32 = 16;
 /// f32 of padding after each row of the warp-merge scratch (spreads fragment stores over banks).
 pub const MERGE_ROW_PAD_F32: u32 = 8;
 
-/// Index (in the mbarrier array) of "stage `s` is full": the producer's 32 lanes arrive through
-/// `cp.async.mbarrier.arrive.noinc` when their copies of the stage land; consumers wait.
+/// Index (in the mbarrier array) of "stage `s` is full": the lanes of the load warps arrive
+/// through `cp.async.mbarrier.arrive.noinc` when their copies of the stage land; consumers wait.
 pub const fn mbar_full(stage: u32) -> u32 {
     stage
 }
@@ -39,8 +36,10 @@ pub const fn mbar_full(stage: u32) -> u32 {
 pub const fn mbar_empty(stage: u32, stages: u32) -> u32 {
     stages + stage
 }
-/// Arrivals that complete a "full" phase (producer lanes).
-pub const FULL_ARRIVALS: u32 = 32 * PRODUCER_WARPS;
+/// Arrivals that complete a "full" phase: every lane of the variant's load warps.
+pub const fn full_arrivals(producer_warps: u32) -> u32 {
+    32 * producer_warps
+}
 /// Arrivals that complete an "empty" phase (consumer threads).
 pub const EMPTY_ARRIVALS: u32 = 32 * CONSUMER_WARPS;
 /// Online-softmax rescale threshold (log2 units): the running max a row's probabilities are
@@ -65,6 +64,9 @@ pub struct DecodeGeometry {
     pub m_tiles: u32,
     /// Pipeline stages.
     pub stages: u32,
+    /// Load warps: warp `w` of `n` copies rows `w 64 / n .. (w + 1) 64 / n` of every tile (see
+    /// [`producer_warps`]).
+    pub producer_warps: u32,
 }
 
 /// Shared-memory byte offsets of the decode kernel.
@@ -109,6 +111,10 @@ impl DecodeGeometry {
     pub const fn merge_row_stride_f32(&self) -> u32 {
         self.head_dim + MERGE_ROW_PAD_F32
     }
+    /// Threads per CTA: the consumer warps, then the load warps.
+    pub const fn threads(&self) -> u32 {
+        32 * (CONSUMER_WARPS + self.producer_warps)
+    }
     /// The shared-memory plan.
     pub const fn smem(&self) -> DecodeSmemPlan {
         let kv_tile_bytes = KV_TILE_TOKENS * self.head_dim * self.kv_elem_bytes;
@@ -128,7 +134,7 @@ impl DecodeGeometry {
         };
         let mbar_offset = ring_offset + after;
         let page_ids_offset = align_up(mbar_offset + 2 * self.stages * 8, 16);
-        let total_bytes = page_ids_offset + PAGE_ID_RING_BYTES;
+        let total_bytes = page_ids_offset + self.producer_warps * PAGE_ID_RING_BYTES_PER_WARP;
         DecodeSmemPlan {
             kv_tile_bytes,
             stage_bytes,
@@ -176,6 +182,21 @@ pub const fn max_registers(kv_elem_bytes: u32, head_dim: u32, m_tiles: u32) -> O
     }
 }
 
+/// Load warps of a variant. 16-bit K/V at head dim 128 with two m tiles (245 registers, one
+/// CTA per SM) takes four, one per SM sub-partition: a CTA alone on its SM must stream the SM's
+/// whole bandwidth share, and one warp's copies go through one sub-partition's load/store
+/// queue (docs/perf.md, change 27: X3 -6.6%, X8 -3.5%). Every other variant takes one: at two
+/// or three CTAs per SM more load warps cost registers (two CTAs of six warps need a
+/// 128-register cap) and measured 5-7% slower; the fp8 m32 consumers are issue-bound and lost
+/// 2.6% (X9); head dim 256 did not move (X2).
+pub const fn producer_warps(kv_elem_bytes: u32, head_dim: u32, m_tiles: u32) -> u32 {
+    if kv_elem_bytes == 2 && head_dim == 128 && m_tiles == 2 {
+        MAX_PRODUCER_WARPS
+    } else {
+        1
+    }
+}
+
 /// The geometry of the variant for (head_dim, kv element bytes, m tiles).
 pub const fn geometry(head_dim: u32, kv_elem_bytes: u32, m_tiles: u32) -> DecodeGeometry {
     DecodeGeometry {
@@ -183,6 +204,7 @@ pub const fn geometry(head_dim: u32, kv_elem_bytes: u32, m_tiles: u32) -> Decode
         kv_elem_bytes,
         m_tiles,
         stages: stages_for(head_dim, kv_elem_bytes),
+        producer_warps: producer_warps(kv_elem_bytes, head_dim, m_tiles),
     }
 }
 

@@ -105,6 +105,32 @@ impl MergeWork {
 const _: () = assert!(core::mem::size_of::<DecodeWork>() == 4 * DecodeWork::WORDS);
 const _: () = assert!(core::mem::size_of::<MergeWork>() == 4 * MergeWork::WORDS);
 
+/// u64 words per CTA of a timeline record.
+pub const TIMELINE_WORDS: u32 = 8;
+
+/// Word index of each event in a CTA's timeline record (`%globaltimer` nanoseconds, except
+/// the SM id and the tile count). Words an event does not apply to stay as the host filled them.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimelineEvent {
+    /// Thread 0 entered the kernel.
+    Entry = 0,
+    /// Thread 0 returned from `griddepcontrol.wait` (the previous grid's writes are visible).
+    DependencyMet = 1,
+    /// Decode: the first tile's `full` barrier completed for thread 0.
+    FirstData = 2,
+    /// Decode: thread 0 finished its last tile.
+    LoopEnd = 3,
+    /// Thread 0 finished its stores.
+    Exit = 4,
+    /// `%smid` of the CTA.
+    SmId = 5,
+    /// Decode: KV tiles of the CTA's work item. Combine: splits merged.
+    Tiles = 6,
+    /// Decode: the load warp's lane 0 issued its last tile's copies.
+    LastIssue = 7,
+}
+
 /// Parameters of the paged decode kernel and its combine kernel (one block, passed by value).
 ///
 /// Layouts: `q`/`o` `[tokens, q_heads, head_dim]`; K/V pools
@@ -147,6 +173,11 @@ pub struct DecodeParams {
     pub num_work_dev: u64,
     /// Device counter of valid merge items (CUDA-graph mode), or [`NONE_ADDR`]: use `num_merge`.
     pub num_merge_dev: u64,
+    /// Optional per-CTA timestamps of the decode grid ([`NONE_ADDR`]: none), for
+    /// `ferroflash bench --timeline`: [`TIMELINE_WORDS`] u64 per CTA (see [`TimelineEvent`]).
+    pub timeline_decode: u64,
+    /// Optional per-CTA timestamps of the combine grid, as `timeline_decode`.
+    pub timeline_combine: u64,
     pub num_work: u32,
     pub num_merge: u32,
     pub q_heads: u32,

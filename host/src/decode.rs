@@ -36,12 +36,12 @@ pub use crate::plan::Splits;
 use crate::plan::MAX_SPLITS;
 use crate::plan::{plan, Plan, PlanInput};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
-use ferroflash_contract::decode::{
-    combine_smem_bytes, geometry, COMBINE_THREADS, M_TILE_ROWS, THREADS,
-};
+use ferroflash_contract::decode::{combine_smem_bytes, geometry, COMBINE_THREADS, M_TILE_ROWS};
 use ferroflash_contract::names::decode as names;
 pub use ferroflash_contract::names::Elem;
-use ferroflash_contract::params::{DecodeParams, DecodeWork, MergeWork, NONE_ADDR, NO_WINDOW};
+use ferroflash_contract::params::{
+    DecodeParams, DecodeWork, MergeWork, NONE_ADDR, NO_WINDOW, TIMELINE_WORDS,
+};
 use ferroflash_contract::softmax::LOG2_E;
 use ferroflash_contract::PagedKvLayout;
 
@@ -367,6 +367,36 @@ pub struct DecodePlan {
     dims: LaunchDims,
     combine_dims: Option<LaunchDims>,
     bufs: PlanBuffers,
+    /// Device addresses of a [`Timeline`] the launches stamp (0: none).
+    timeline: (u64, u64),
+}
+
+/// Per-CTA timestamps of a plan's launches, for finding where the time of a decode call goes
+/// (`ferroflash bench --timeline`). Every launch after [`DecodePlan::set_timeline`] overwrites
+/// the records; read them back with [`Timeline::read`]. Each record is
+/// `TIMELINE_WORDS` u64 indexed by `ferroflash_contract::params::TimelineEvent`
+/// (`%globaltimer` nanoseconds, the SM id, the tile or split count); records of CTAs that did
+/// not run (past the graph-mode work count) stay zero.
+pub struct Timeline {
+    decode: CudaSlice<u64>,
+    combine: CudaSlice<u64>,
+}
+
+/// One CTA's timeline record.
+pub type TimelineRecord = [u64; TIMELINE_WORDS as usize];
+
+impl Timeline {
+    /// The decode grid's and the combine grid's records (the combine's is empty without splits).
+    pub fn read(&self, dev: &Device) -> Result<(Vec<TimelineRecord>, Vec<TimelineRecord>)> {
+        let s = dev.stream();
+        let get = |b: &CudaSlice<u64>| -> Result<Vec<TimelineRecord>> {
+            let v = s.clone_dtoh(b).map_err(Error::driver("read timeline"))?;
+            Ok(v.chunks_exact(TIMELINE_WORDS as usize)
+                .map(|c| c.try_into().unwrap())
+                .collect())
+        };
+        Ok((get(&self.decode)?, get(&self.combine)?))
+    }
 }
 
 /// Capacity of a graph-mode plan: every batch given to [`DecodePlan::update`] must fit.
@@ -567,7 +597,7 @@ impl DecodePlan {
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = q_lens.iter().map(|q| q * group).max().unwrap_or(0);
         let m_tiles = cfg.m_tiles_for_rows(max_rows);
-        let (decode_kernel, smem_bytes, ctas_per_sm) = Self::variant(dev, cfg, m_tiles)?;
+        let (decode_kernel, dims, ctas_per_sm) = Self::variant(dev, cfg, m_tiles)?;
         let plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm);
         let rows_per_block = plan.rows_per_block() as usize;
         let sizes = BufferSizes {
@@ -593,8 +623,7 @@ impl DecodePlan {
             combine_kernel: Self::combine_kernel(cfg),
             dims: LaunchDims {
                 grid: (plan.work.len() as u32, 1, 1),
-                block_threads: THREADS,
-                smem_bytes,
+                ..dims
             },
             combine_dims: (!plan.merge.is_empty()).then(|| LaunchDims {
                 grid: (plan.merge.len() as u32, 1, 1),
@@ -603,6 +632,7 @@ impl DecodePlan {
             }),
             plan,
             bufs,
+            timeline: (NONE_ADDR, NONE_ADDR),
         })
     }
 
@@ -624,7 +654,7 @@ impl DecodePlan {
         }
         let group = cfg.q_heads / cfg.kv_heads;
         let m_tiles = cfg.m_tiles_for_rows(cap.max_new_tokens * group);
-        let (decode_kernel, smem_bytes, ctas_per_sm) = Self::variant(dev, cfg, m_tiles)?;
+        let (decode_kernel, dims, ctas_per_sm) = Self::variant(dev, cfg, m_tiles)?;
         let rows_per_block = M_TILE_ROWS * m_tiles;
         // Work items: without a split, one per (request, kv head, row block); with automatic
         // splits at most MAX_WAVE_SPLITS per block or one wave; with Fixed(n) at most n (<= MAX_SPLITS) per block.
@@ -663,8 +693,7 @@ impl DecodePlan {
             combine_kernel: Self::combine_kernel(cfg),
             dims: LaunchDims {
                 grid: (max_work as u32, 1, 1),
-                block_threads: THREADS,
-                smem_bytes,
+                ..dims
             },
             combine_dims: Some(LaunchDims {
                 grid: (blocks as u32, 1, 1),
@@ -672,6 +701,7 @@ impl DecodePlan {
                 smem_bytes: combine_smem_bytes(rows_per_block, MAX_SPLITS),
             }),
             bufs,
+            timeline: (NONE_ADDR, NONE_ADDR),
         })
     }
 
@@ -736,17 +766,21 @@ impl DecodePlan {
         Ok(())
     }
 
-    /// Kernel variant for `m_tiles`: name, shared memory, resident CTAs per SM.
-    fn variant(dev: &Device, cfg: &DecodeConfig, m_tiles: u32) -> Result<(&'static str, u32, u32)> {
+    /// Kernel variant for `m_tiles`: name, launch shape (grid still 0), resident CTAs per SM.
+    fn variant(
+        dev: &Device,
+        cfg: &DecodeConfig,
+        m_tiles: u32,
+    ) -> Result<(&'static str, LaunchDims, u32)> {
         let name = kernel_name(cfg, m_tiles);
-        let smem_bytes = geometry(cfg.head_dim, cfg.operand_types().1.bytes(), m_tiles)
-            .smem()
-            .total_bytes;
-        Ok((
-            name,
-            smem_bytes,
-            launch::prepare(dev, name, THREADS, smem_bytes)?,
-        ))
+        let geo = geometry(cfg.head_dim, cfg.operand_types().1.bytes(), m_tiles);
+        let dims = LaunchDims {
+            grid: (0, 1, 1),
+            block_threads: geo.threads(),
+            smem_bytes: geo.smem().total_bytes,
+        };
+        let ctas_per_sm = launch::prepare(dev, name, dims.block_threads, dims.smem_bytes)?;
+        Ok((name, dims, ctas_per_sm))
     }
 
     fn combine_kernel(cfg: &DecodeConfig) -> &'static str {
@@ -783,6 +817,30 @@ impl DecodePlan {
     }
 
     /// The host-side plan (work list, merge list).
+    /// A zeroed [`Timeline`] sized for this plan's grids (diagnostics).
+    pub fn new_timeline(&self, dev: &Device) -> Result<Timeline> {
+        let s = dev.stream();
+        let words = |grid: u32| (grid * TIMELINE_WORDS).max(1) as usize;
+        let combine_grid = self.combine_dims.map_or(0, |d| d.grid.0);
+        Ok(Timeline {
+            decode: s
+                .alloc_zeros(words(self.dims.grid.0))
+                .map_err(Error::driver("alloc timeline"))?,
+            combine: s
+                .alloc_zeros(words(combine_grid))
+                .map_err(Error::driver("alloc timeline"))?,
+        })
+    }
+
+    /// Stamp every following launch into `t` (`None`: stop). The timeline must come from
+    /// [`new_timeline`](Self::new_timeline) of this plan and outlive the launches.
+    pub fn set_timeline(&mut self, dev: &Device, t: Option<&Timeline>) {
+        let s = dev.stream();
+        self.timeline = t.map_or((NONE_ADDR, NONE_ADDR), |t| {
+            (t.decode.device_ptr(s).0, t.combine.device_ptr(s).0)
+        });
+    }
+
     pub fn plan(&self) -> &Plan {
         &self.plan
     }
@@ -1021,6 +1079,8 @@ impl DecodePlan {
             } else {
                 NONE_ADDR
             },
+            timeline_decode: self.timeline.0,
+            timeline_combine: self.timeline.1,
             num_work: self.plan.work.len() as u32,
             num_merge: self.plan.merge.len() as u32,
             q_heads: c.q_heads,

@@ -144,6 +144,14 @@ pub fn sm_id() -> u32 {
     unsafe { asm!("mov.u32 {r}, %smid;", r = out(reg32) r, options(nomem, nostack)) };
     r
 }
+/// `%globaltimer`: nanoseconds of a clock shared by all SMs (diagnostics only).
+#[inline(always)]
+pub fn global_timer_ns() -> u64 {
+    let r: u64;
+    // SAFETY: as above; not `pure`: every read is a new time.
+    unsafe { asm!("mov.u64 {r}, %globaltimer;", r = out(reg64) r, options(nomem, nostack)) };
+    r
+}
 
 /// Abort the kernel (`trap`).
 ///

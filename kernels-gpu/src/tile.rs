@@ -8,6 +8,7 @@
 //! same four banks, the XOR spreads them over all 32.
 
 use crate::arch::*;
+use ferroflash_contract::params::{TimelineEvent, NONE_ADDR, TIMELINE_WORDS};
 
 /// Entry `i` of a u32 table the host validated and does not change during the launch (request
 /// tables, page table, per-head scales), through the read-only path.
@@ -18,6 +19,20 @@ use crate::arch::*;
 pub unsafe fn table_u32(addr: u64, i: u32) -> u32 {
     // SAFETY: forwarded to the caller.
     unsafe { ld_global_nc_u32(Gmem::from_addr(addr).add(i as u64)) }
+}
+
+/// Write `value` as event `ev` of CTA `block_idx_x()`'s record in a timeline buffer, if there is
+/// one (`ferroflash bench --timeline`; the address is [`NONE_ADDR`] otherwise).
+///
+/// # Safety
+/// A non-null `timeline` holds [`TIMELINE_WORDS`] u64 per CTA of the grid.
+#[inline(always)]
+pub unsafe fn timeline_stamp(timeline: u64, ev: TimelineEvent, value: u64) {
+    if timeline != NONE_ADDR {
+        let at = (block_idx_x() * TIMELINE_WORDS + ev as u32) as u64;
+        // SAFETY: forwarded to the caller.
+        unsafe { *Gmem::<u64>::from_addr(timeline).add(at).ptr() = value };
+    }
 }
 
 /// A shared-memory tile of rows of 16-byte chunks, XOR-swizzled.

@@ -523,6 +523,10 @@ pub fn cases() -> Vec<Case> {
             name: "decode/cuda_graph_replay_after_update",
             run: graph_replay,
         },
+        Case {
+            name: "decode/timeline_records_ordered_and_output_unchanged",
+            run: timeline_records,
+        },
     ]
 }
 
@@ -1222,6 +1226,162 @@ fn graph_replay(d: &Device) -> CaseResult {
     );
     if !matches!(long, Err(ferroflash::Error::NewTokens { .. })) {
         return Err(format!("5 new tokens over a capacity of 4: {long:?}"));
+    }
+    Ok(Outcome::Pass)
+}
+
+/// `DecodePlan::set_timeline` (the benchmark's `--timeline`): a split batch, 16-bit and fp8 K/V,
+/// run with and without a timeline. Every decode CTA and every combine CTA stamps its record,
+/// the events of a CTA are in order, the tile and split counts are the plan's, the combine
+/// passes its dependency only after every decode CTA finished, and the output is bitwise the
+/// same as without the timeline.
+fn timeline_records(d: &Device) -> CaseResult {
+    use ferroflash_contract::decode::KV_TILE_TOKENS;
+    use ferroflash_contract::params::TimelineEvent as E;
+    let err = |e: cudarc::driver::DriverError| format!("{e:?}");
+    let ff = |e: ferroflash::Error| e.to_string();
+    for fp8 in [false, true] {
+        let (q_heads, kv_heads, head_dim, page) = (8u32, 2u32, 128u32, 16u32);
+        let kv_lens = [3000u32, 1, 700];
+        let pages: Vec<u32> = kv_lens.iter().map(|l| l.div_ceil(page)).collect();
+        let num_pages: u32 = pages.iter().sum::<u32>() + 3;
+        let mut cfg =
+            DecodeConfig::new(q_heads, kv_heads, head_dim, page, num_pages, Dtype16::Bf16);
+        if fp8 {
+            cfg.kv_fp8 = Some(Fp8Format::E4m3);
+        }
+        let mut page_indptr = vec![0u32];
+        for p in &pages {
+            page_indptr.push(page_indptr.last().unwrap() + p);
+        }
+        // Reversed page ids: a shuffled table.
+        let page_indices: Vec<u32> = (0..page_indptr[3]).rev().collect();
+        let q_indptr = [0u32, 1, 2, 3];
+        let tables = BatchTables {
+            q_indptr: &q_indptr,
+            kv_lens: &kv_lens,
+            page_indptr: &page_indptr,
+            page_indices: &page_indices,
+        };
+        let mut plan = DecodePlan::new(d, &cfg, &tables).map_err(ff)?;
+        if plan.plan().merge.is_empty() {
+            return Err("the case should be split (no combine grid)".into());
+        }
+        let s = d.stream();
+        let mut rng = SplitMix64(77);
+        let mut bits16 = |n: usize| -> Vec<u16> {
+            (0..n)
+                .map(|_| half::bf16::from_f32(rng.normal()).to_bits())
+                .collect()
+        };
+        let q = s
+            .clone_htod(&bits16(3 * (q_heads * head_dim) as usize))
+            .map_err(err)?;
+        let pool = cfg.pool_elems();
+        let mut o = s
+            .alloc_zeros::<u16>(3 * (q_heads * head_dim) as usize)
+            .map_err(err)?;
+        let run_once = |plan: &DecodePlan, o: &mut CudaSlice<u16>| -> Result<Vec<u16>, String> {
+            if fp8 {
+                let codes: Vec<u8> = (0..pool).map(|i| (i * 37 % 251) as u8 & 0x7e).collect();
+                let k = s.clone_htod(&codes).map_err(err)?;
+                let v = s.clone_htod(&codes).map_err(err)?;
+                plan.run(
+                    d,
+                    DecodeTensors {
+                        q: &q,
+                        k_pool: &k,
+                        v_pool: &v,
+                        o,
+                        lse: None,
+                        sinks: None,
+                        q_scale: None,
+                        k_scale: None,
+                        v_scale: None,
+                    },
+                )
+                .map_err(ff)?;
+            } else {
+                let vals: Vec<u16> = (0..pool)
+                    .map(|i| half::bf16::from_f32(((i * 37 % 251) as f32 - 125.0) / 64.0).to_bits())
+                    .collect();
+                let k = s.clone_htod(&vals).map_err(err)?;
+                let v = s.clone_htod(&vals).map_err(err)?;
+                plan.run(
+                    d,
+                    DecodeTensors {
+                        q: &q,
+                        k_pool: &k,
+                        v_pool: &v,
+                        o,
+                        lse: None,
+                        sinks: None,
+                        q_scale: None,
+                        k_scale: None,
+                        v_scale: None,
+                    },
+                )
+                .map_err(ff)?;
+            }
+            s.synchronize().map_err(err)?;
+            s.clone_dtoh(o).map_err(err)
+        };
+        let plain = run_once(&plan, &mut o)?;
+        let tl = plan.new_timeline(d).map_err(ff)?;
+        plan.set_timeline(d, Some(&tl));
+        let stamped = run_once(&plan, &mut o)?;
+        plan.set_timeline(d, None);
+        if plain != stamped {
+            return Err(format!("fp8 {fp8}: output changed with the timeline on"));
+        }
+        let (dec, comb) = tl.read(d).map_err(ff)?;
+        let work = &plan.plan().work;
+        let merge = &plan.plan().merge;
+        if dec.len() != work.len() || comb.len() != merge.len() {
+            return Err(format!(
+                "fp8 {fp8}: {} / {} records for {} / {} CTAs",
+                dec.len(),
+                comb.len(),
+                work.len(),
+                merge.len()
+            ));
+        }
+        let sm_count = d.caps().sm_count as u64;
+        let mut last_exit = 0;
+        for (i, (r, w)) in dec.iter().zip(work).enumerate() {
+            let tiles = (w.kv_end - w.kv_start).div_ceil(KV_TILE_TOKENS) as u64;
+            let ev = |e: E| r[e as usize];
+            let ordered = if tiles > 0 {
+                ev(E::Entry) > 0
+                    && ev(E::Entry) <= ev(E::DependencyMet)
+                    && ev(E::DependencyMet) <= ev(E::FirstData)
+                    && ev(E::FirstData) <= ev(E::LoopEnd)
+                    && ev(E::LastIssue) >= ev(E::Entry)
+                    && ev(E::LoopEnd) <= ev(E::Exit)
+            } else {
+                ev(E::Entry) > 0 && ev(E::Entry) <= ev(E::LoopEnd) && ev(E::LoopEnd) <= ev(E::Exit)
+            };
+            if !ordered || ev(E::Tiles) != tiles || ev(E::SmId) >= sm_count {
+                return Err(format!(
+                    "fp8 {fp8}: decode CTA {i} (tiles {tiles}): record {r:?}"
+                ));
+            }
+            last_exit = last_exit.max(ev(E::Exit));
+        }
+        for (i, (r, m)) in comb.iter().zip(merge).enumerate() {
+            let ev = |e: E| r[e as usize];
+            if !(ev(E::Entry) > 0
+                && ev(E::Entry) <= ev(E::DependencyMet)
+                && ev(E::DependencyMet) <= ev(E::Exit))
+                || ev(E::Tiles) != m.num_splits as u64
+                || ev(E::SmId) >= sm_count
+            {
+                return Err(format!("fp8 {fp8}: combine CTA {i}: record {r:?}"));
+            }
+            if ev(E::DependencyMet) < last_exit {
+                return Err(format!("fp8 {fp8}: combine CTA {i} passed its dependency at {} before the last decode exit {last_exit}", ev(E::DependencyMet)));
+            }
+        }
     }
     Ok(Outcome::Pass)
 }

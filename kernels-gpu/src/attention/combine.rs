@@ -9,9 +9,9 @@
 
 use super::softmax::exp_ref;
 use crate::arch::*;
-use crate::tile::{table_u32, warp_max, warp_sum, Elem16};
+use crate::tile::{table_u32, timeline_stamp, warp_max, warp_sum, Elem16};
 use ferroflash_contract::decode::{COMBINE_THREADS, MAX_SPLITS};
-use ferroflash_contract::params::{DecodeParams, MergeWork, NONE_ADDR};
+use ferroflash_contract::params::{DecodeParams, MergeWork, TimelineEvent, NONE_ADDR};
 use ferroflash_contract::softmax::{LN_2, LOG2_E};
 
 /// # Safety
@@ -20,6 +20,7 @@ use ferroflash_contract::softmax::{LN_2, LOG2_E};
 /// and workspace were filled by the planner and the decode launch before it.
 #[inline(always)]
 pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
+    let t_entry = global_timer_ns();
     // Launched as a programmatic dependent of the decode grid on sm_90+: wait for its partials.
     #[cfg(target_feature = "sm_90")]
     {
@@ -35,6 +36,14 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
         p.num_merge
     };
     let bi = block_idx_x();
+    if thread_idx_x() == 0 {
+        // SAFETY: the host sized the timeline for the grid (or passed none).
+        unsafe {
+            timeline_stamp(p.timeline_combine, TimelineEvent::Entry, t_entry);
+            timeline_stamp(p.timeline_combine, TimelineEvent::DependencyMet, global_timer_ns());
+            timeline_stamp(p.timeline_combine, TimelineEvent::SmId, sm_id() as u64);
+        }
+    }
     if bi >= num_merge {
         return;
     }
@@ -151,5 +160,12 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
             }
         }
         pass += 1;
+    }
+    if tid == 0 {
+        // SAFETY: the host sized the timeline for the grid (or passed none).
+        unsafe {
+            timeline_stamp(p.timeline_combine, TimelineEvent::Tiles, splits as u64);
+            timeline_stamp(p.timeline_combine, TimelineEvent::Exit, global_timer_ns());
+        }
     }
 }

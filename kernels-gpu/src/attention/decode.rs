@@ -2,13 +2,14 @@
 //!
 //! One CTA = one [`DecodeWork`]: a block of packed query rows (pack-GQA: row = token * group +
 //! head-in-group) of one (request, kv head) over one KV range. Warp roles:
-//! - producer (warp 4): page-table reads and address generation in transposed order, then
-//!   16-byte `cp.async` gathers of K and V rows into a ring of `STAGES` shared-memory stages;
+//! - producers (warps 4 and up, `geo.producer_warps` of them, taking turns by tile): page-table
+//!   reads and address generation in transposed order, then 16-byte `cp.async` gathers of K and
+//!   V rows into a ring of `STAGES` shared-memory stages;
 //! - consumers (warps 0-3): each takes 16 keys of every 64-key tile: S = Q·Kᵀ and O += P·V with
 //!   `mma.sync m16n8k16`, online softmax in registers; at the end the four warps merge through
 //!   shared memory and write the final output or a split-KV partial.
 //! Stages are handed over with mbarriers (See Note [stage hand-over] in docs/DESIGN.md):
-//! `full[s]` completes when the producer lanes' copies of the stage have landed
+//! `full[s]` completes when the copies of the load warp that filled the stage have landed
 //! (`cp.async.mbarrier.arrive.noinc`), `empty[s]` when the 128 consumer threads are done reading
 //! it. The phase parity of a tile `t` in stage `t % STAGES` is `(t / STAGES) & 1`.
 
@@ -17,7 +18,7 @@ use super::softmax::{exp_ref, RowMask, ScoreTransform};
 use crate::arch::*;
 use crate::tile::*;
 use ferroflash_contract::decode::*;
-use ferroflash_contract::params::{DecodeParams, DecodeWork, FINAL_OUTPUT, NONE_ADDR};
+use ferroflash_contract::params::{DecodeParams, DecodeWork, TimelineEvent, FINAL_OUTPUT, NONE_ADDR};
 use ferroflash_contract::softmax::{LN_2, LOG2_E};
 
 /// Per-CTA scalars read once from the work item and the request tables.
@@ -84,7 +85,7 @@ fn scale_of(p: &DecodeParams, table: u64, w: &DecodeWork) -> f32 {
 /// `KS = D / 16` k-steps), `MT` m16 tiles of packed rows and `STAGES` pipeline stages.
 ///
 /// # Safety
-/// Launched with [`THREADS`] threads and `geometry(D, O::K::ELEM_BYTES, MT).smem().total_bytes`
+/// Launched with `geometry(D, O::K::ELEM_BYTES, MT).threads()` threads and `geometry(D, O::K::ELEM_BYTES, MT).smem().total_bytes`
 /// of dynamic shared memory over a parameter block validated by the host (every address, page
 /// id and length in range; see `ferroflash::decode`).
 #[inline(always)]
@@ -92,6 +93,7 @@ pub unsafe fn decode_cta<O: Operands, const D: usize, const NT: usize, const KS:
     const { assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0) };
     let geo = geometry(D as u32, O::K::ELEM_BYTES, MT as u32);
     debug_assert!(geo.stages == STAGES as u32);
+    let t_entry = global_timer_ns();
     let num_work = if p.num_work_dev != NONE_ADDR {
         // SAFETY: host-provided device counter.
         unsafe { table_u32(p.num_work_dev, 0) }
@@ -121,13 +123,21 @@ pub unsafe fn decode_cta<O: Operands, const D: usize, const NT: usize, const KS:
         plan: geo.smem(),
     };
     let warp = thread_idx_x() / 32;
+    if thread_idx_x() == 0 {
+        // SAFETY: the host sized the timeline for the grid (or passed none).
+        unsafe {
+            timeline_stamp(p.timeline_decode, TimelineEvent::Entry, t_entry);
+            timeline_stamp(p.timeline_decode, TimelineEvent::SmId, sm_id() as u64);
+            timeline_stamp(p.timeline_decode, TimelineEvent::Tiles, b.num_tiles as u64);
+        }
+    }
     let mbar = Mbarriers { base: dynamic_smem_base().byte_add(b.plan.mbar_offset), stages: STAGES as u32 };
     // SAFETY: the mbarrier array is inside the plan; initialised by one thread and published to
     // the CTA by a barrier every thread reaches at this one instruction.
     unsafe {
         if thread_idx_x() == 0 {
             for s in 0..STAGES as u32 {
-                mbarrier_init_shared_b64(mbar.full(s), FULL_ARRIVALS);
+                mbarrier_init_shared_b64(mbar.full(s), full_arrivals(geo.producer_warps));
                 mbarrier_init_shared_b64(mbar.empty(s), EMPTY_ARRIVALS);
             }
         }
@@ -139,47 +149,48 @@ pub unsafe fn decode_cta<O: Operands, const D: usize, const NT: usize, const KS:
             producer::<O::K, D, STAGES>(p, &b, mbar, warp - CONSUMER_WARPS);
             // The ring becomes the consumers' merge scratch: meet them once more after the
             // last copy landed (See Note [ring reuse] in docs/DESIGN.md).
-            barrier_sync_unaligned(BAR_RING_REUSE, THREADS);
+            barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads());
         } else {
             consumer::<O, D, NT, KS, MT, STAGES>(p, &b, warp, mbar);
         }
     }
 }
 
-/// The load warps. Lane `l` of a load warp owns rows `l` and `l + 32` of each 64-key tile: it
-/// reads their page-table entries (consecutive tokens across lanes: coalesced) and computes their
-/// 64-bit byte offsets in the pools; the copy loop then broadcasts each row's offset with `shfl`
-/// to the lanes that copy that row's 16-byte chunks, so every warp-wide `cp.async` moves whole
-/// rows. With two load warps the first copies K and the second V (each computes the offsets).
+/// A load warp. The `n` load warps share every tile by rows: warp `w` copies the K and V rows
+/// `w R .. (w + 1) R` (`R = 64 / n`), so a tile's copies leave from `n` warps (on `n` SM
+/// sub-partitions) at once, and each stage's `full` barrier hears from all `32 n` load lanes.
+/// Lane `l` owns rows `w R + l + 32 h` (`h` = 0, 1, below `R`): it reads their page-table
+/// entries (consecutive tokens across lanes: coalesced) and computes their 64-bit byte offsets
+/// in the pools; the copy loop then broadcasts each row's offset with `shfl` to the lanes that
+/// copy that row's 16-byte chunks, so every warp-wide `cp.async` moves whole rows.
 #[inline(always)]
 unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, mbar: Mbarriers, load_warp: u32) {
     if b.num_tiles == 0 {
         // Nothing to load (an empty split): the consumers see no tile either.
         return;
     }
+    let rows_per_warp = KV_TILE_TOKENS / b.geo.producer_warps;
+    // Row slots per lane (1 or 2); slot h is a real row of the warp when l + 32 h < R.
+    let slots = rows_per_warp.div_ceil(32);
     let lane = lane_id();
     let cpr = b.geo.chunks_per_row();
     let rows_per_copy = 32 / cpr;
     let row_bytes = D as u64 * K::ELEM_BYTES as u64;
     let ring = dynamic_smem_base().byte_add::<u8>(b.plan.ring_offset);
-    // Which operands this warp copies: K (0) and/or V (1).
-    let (copy_k, copy_v) = match PRODUCER_WARPS {
-        1 => (true, true),
-        _ => (load_warp == 0, load_warp == 1),
-    };
     // Page-table entries are copied PAGE_ID_LEAD tiles ahead into a shared-memory ring with
     // 4-byte `cp.async` (no register waits on the load) and read back at their tile, after a
     // `cp.async.wait_group` that finds them long landed: the round trip (one per tile when every
     // token has its own page) never stalls the copy loop. Entry indices are clamped to the
     // range's last token, so every copy reads a real entry. See Note [page-table prefetch] in
     // docs/DESIGN.md.
-    let token_of = |t: u32, h: u32| b.work.kv_start + t * KV_TILE_TOKENS + lane + 32 * h;
+    let row_of = |h: u32| load_warp * rows_per_warp + lane + 32 * h;
+    let token_of = |t: u32, h: u32| b.work.kv_start + t * KV_TILE_TOKENS + row_of(h);
     let id_slot = |t: u32, h: u32| -> Smem<u32> {
         let slot = (load_warp * PAGE_ID_LEAD as u32 + t % PAGE_ID_LEAD as u32) * 2 + h;
         dynamic_smem_base().byte_add(b.plan.page_ids_offset + 4 * (32 * slot + lane))
     };
     let fetch_ids = |t: u32| {
-        for h in 0..2 {
+        for h in 0..slots {
             let token = token_of(t, h).min(b.work.kv_end - 1);
             // SAFETY: kv_start <= token < kv_end <= kv_len, so its page-table entry exists
             // (validated; num_tiles > 0 means kv_end > kv_start); the slot is this lane's.
@@ -191,13 +202,13 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     };
     let offsets = |t: u32| -> [u64; 2] {
         let mut off = [NO_ROW; 2];
-        for h in 0..2 {
-            let token = token_of(t, h as u32);
+        for h in 0..slots {
+            let token = token_of(t, h);
             // SAFETY: this lane's slot, landed (see the wait_group in the loop).
-            let id = unsafe { ld_shared_u32(id_slot(t, h as u32)) };
-            if token < b.work.kv_end {
+            let id = unsafe { ld_shared_u32(id_slot(t, h)) };
+            if token < b.work.kv_end && lane + 32 * h < rows_per_warp {
                 let row = id as u64 * p.page_size as u64 + (token % p.page_size) as u64;
-                off[h] = (row * p.kv_heads as u64 + b.work.kv_head as u64) * row_bytes;
+                off[h as usize] = (row * p.kv_heads as u64 + b.work.kv_head as u64) * row_bytes;
             }
         }
         off
@@ -227,34 +238,35 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
         let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), chunks_per_row: cpr };
         let (row_in_copy, chunk) = (lane / cpr, lane % cpr);
         let mut it = 0;
-        while it < KV_TILE_TOKENS / rows_per_copy {
-            let row = it * rows_per_copy + row_in_copy;
-            // The owner of `row` is lane row % 32, in its first or second slot; which slot is
-            // uniform across the warp for a given `it`.
+        while it < rows_per_warp / rows_per_copy {
+            // Row within the warp's rows; its owner is lane r % 32, in slot r / 32 (uniform
+            // across the warp for a given `it`).
+            let r = it * rows_per_copy + row_in_copy;
             let owned = if it * rows_per_copy < 32 { cur[0] } else { cur[1] };
             // SAFETY: full warp, uniform flow.
             let off = unsafe {
-                let lo = shfl_sync_idx_b32(owned as u32, row % 32);
-                let hi = shfl_sync_idx_b32((owned >> 32) as u32, row % 32);
+                let lo = shfl_sync_idx_b32(owned as u32, r % 32);
+                let hi = shfl_sync_idx_b32((owned >> 32) as u32, r % 32);
                 ((hi as u64) << 32) | lo as u64
             };
             let (src_off, bytes) = if off & NO_ROW == 0 { (off + 16 * chunk as u64, 16) } else { (0, 0) };
+            let row = load_warp * rows_per_warp + r;
             // SAFETY: valid rows point inside the pools (validated page ids); others copy 0 bytes.
             unsafe {
-                if copy_k {
-                    cp_async_cg_16_zfill(k_tile.chunk(row, chunk), Gmem::from_addr(p.k_pool + src_off), bytes);
-                }
-                if copy_v {
-                    cp_async_cg_16_zfill(v_tile.chunk(row, chunk), Gmem::from_addr(p.v_pool + src_off), bytes);
-                }
+                cp_async_cg_16_zfill(k_tile.chunk(row, chunk), Gmem::from_addr(p.k_pool + src_off), bytes);
+                cp_async_cg_16_zfill(v_tile.chunk(row, chunk), Gmem::from_addr(p.v_pool + src_off), bytes);
             }
             it += 1;
         }
-        // The stage is full once this lane's copies (and every older one) have landed; the
-        // producer itself never waits for data, only for free stages.
-        // SAFETY: hand-over protocol; every producer lane arrives once per tile.
+        // The stage is full once every load lane's copies (and every older one) have landed;
+        // the producers themselves never wait for data, only for free stages.
+        // SAFETY: hand-over protocol; every load lane arrives once per tile.
         unsafe { cp_async_mbarrier_arrive_noinc_shared_b64(mbar.full(s)) };
         t += 1;
+    }
+    if lane == 0 && load_warp == 0 {
+        // SAFETY: the host sized the timeline for the grid (or passed none).
+        unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::LastIssue, global_timer_ns()) };
     }
     // The consumers waited on every full phase, so every copy has landed before the ring is
     // reused; close and wait for this thread's copies as well, so the ring-reuse barrier does
@@ -296,6 +308,10 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
     // no-op when the launch was not a programmatic dependent).
     #[cfg(target_feature = "sm_90")]
     griddepcontrol_wait();
+    if tid == 0 {
+        // SAFETY: the host sized the timeline for the grid (or passed none).
+        unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::DependencyMet, global_timer_ns()) };
+    }
     // Q tile -> shared memory as `EQ`, one 16-dim block (two chunks) per step, in the k order
     // of K's fragments; rows past the request's tokens are zero.
     let blocks = D as u32 / 16;
@@ -374,6 +390,14 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
     let mut l_run = [[0f32; 2]; MT];
     let key_base = 16 * warp;
 
+    if p.timeline_decode != NONE_ADDR && tid == 0 && b.num_tiles > 0 {
+        // SAFETY: waiting on the first tile's phase is what the loop does first anyway; the
+        // host sized the timeline for the grid.
+        unsafe {
+            mbarrier_wait_parity_shared_b64(mbar.full(0), 0);
+            timeline_stamp(p.timeline_decode, TimelineEvent::FirstData, global_timer_ns());
+        }
+    }
     let mut t = 0;
     while t < b.num_tiles {
         let s = t % STAGES as u32;
@@ -468,6 +492,10 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
         }
         t += 1;
     }
+    if tid == 0 {
+        // SAFETY: the host sized the timeline for the grid (or passed none).
+        unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::LoopEnd, global_timer_ns()) };
+    }
 
     // SAFETY: forwarded.
     unsafe { merge_and_store::<O, D, NT, MT>(p, b, warp, &acc, &m_run, &l_run) };
@@ -493,7 +521,7 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
     let s_l: Smem<f32> = s_m.add(CONSUMER_WARPS * rows);
     // SAFETY: all 160 threads: every consumer is done reading the ring and every producer
     // copy has completed (wait_group 0) before anyone overwrites it.
-    unsafe { barrier_sync_unaligned(BAR_RING_REUSE, THREADS) };
+    unsafe { barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads()) };
     for mt in 0..MT {
         for h in 0..2 {
             let lr = 16 * mt as u32 + quad.g + 8 * h as u32;
@@ -610,5 +638,9 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
             }
         }
         idx += CONSUMER_WARPS * 32;
+    }
+    if tid == 0 {
+        // SAFETY: the host sized the timeline for the grid (or passed none).
+        unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::Exit, global_timer_ns()) };
     }
 }
