@@ -266,4 +266,40 @@ mod tests {
         let g = geometry(64, 1, 2);
         assert_eq!(g.chunks_per_row(), 4);
     }
+
+    /// Load warps: every variant's rows split evenly over its load warps (whole rows per
+    /// warp-wide copy, at most two rows per lane), the CTA's threads and the page-id ring follow
+    /// the count, and the register budget of the variants that run two or three CTAs per SM is
+    /// not touched (one load warp).
+    #[test]
+    fn load_warps() {
+        for d in [64, 128, 256] {
+            for eb in [1, 2] {
+                for mt in [1, 2] {
+                    let g = geometry(d, eb, mt);
+                    let n = g.producer_warps;
+                    assert!((1..=MAX_PRODUCER_WARPS).contains(&n));
+                    let rows = KV_TILE_TOKENS / n;
+                    assert_eq!(rows * n, KV_TILE_TOKENS);
+                    assert!(rows <= 64);
+                    // Rows per warp-wide copy divide the warp's rows and 32.
+                    let per_copy = 32 / g.chunks_per_row().min(32);
+                    assert!(rows.is_multiple_of(per_copy) && 32 % per_copy == 0);
+                    assert_eq!(g.threads(), 32 * (CONSUMER_WARPS + n));
+                    assert_eq!(full_arrivals(n), 32 * n);
+                    let p = g.smem();
+                    assert_eq!(
+                        p.total_bytes - p.page_ids_offset,
+                        n * PAGE_ID_RING_BYTES_PER_WARP
+                    );
+                    if max_registers(eb, d, mt).is_some() {
+                        assert_eq!(n, 1, "capped variants keep one load warp");
+                    }
+                }
+            }
+        }
+        assert_eq!(geometry(128, 2, 2).producer_warps, 4);
+        assert_eq!(geometry(128, 2, 1).producer_warps, 1);
+        assert_eq!(geometry(128, 1, 2).producer_warps, 1);
+    }
 }
