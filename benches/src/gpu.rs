@@ -189,12 +189,13 @@ fn encode_scaled(dtype: DType, vals: &[f32]) -> (Storage, f32) {
     (Storage::encode(dtype, &scaled), s)
 }
 
-/// Plan overrides of a benchmark run (`--splits`, `--m-tiles`); the default is the planner's
+/// Plan overrides of a benchmark run (`--splits`, `--m-tiles`, `--tail`); the default is the planner's
 /// own choice.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Knobs {
     pub splits: Splits,
     pub m_tiles: Option<u32>,
+    pub tail: Option<ferroflash::TailSplit>,
 }
 
 /// Value pattern of the pools: element `e` holds `block[e % block.len()]`.
@@ -233,6 +234,7 @@ impl Case {
         cfg.scales = ScaleLayout::PerTensor;
         cfg.splits = knobs.splits;
         cfg.m_tiles = knobs.m_tiles;
+        cfg.tail = knobs.tail;
         let s = dev.stream();
         let pool_elems = cfg.pool_elems();
         let mut rng = Rng(0x5eed ^ page as u64);

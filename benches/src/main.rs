@@ -52,6 +52,10 @@ enum Cmd {
         /// 16-row query tiles per CTA: `auto` (planner), 1 or 2 (2 needs head_dim <= 128).
         #[arg(long, default_value = "auto")]
         m_tiles: String,
+        /// Experimental tail split `PERCENT:CHUNK_TILES` (e.g. `25:4`): the last PERCENT of every
+        /// split block's tiles in chunks of CHUNK_TILES, taken by the SMs that finish first.
+        #[arg(long)]
+        tail: Option<String>,
         /// Also record per-CTA timestamps of one call (after timing) into DIR/timeline-*.json
         /// and print where the call's time goes.
         #[arg(long, value_name = "DIR")]
@@ -69,6 +73,16 @@ enum Cmd {
         #[command(flatten)]
         common: Common,
     },
+}
+
+/// `--tail PERCENT:CHUNK_TILES`.
+fn parse_tail(s: &str) -> Result<ferroflash::TailSplit, String> {
+    let bad = || format!("--tail {s}: PERCENT:CHUNK_TILES, e.g. 25:4");
+    let (p, c) = s.split_once(':').ok_or_else(bad)?;
+    Ok(ferroflash::TailSplit {
+        percent: p.trim().parse().map_err(|_| bad())?,
+        chunk_tiles: c.trim().parse().map_err(|_| bad())?,
+    })
 }
 
 fn load(c: &Common) -> Result<Vec<workloads::Spec>, String> {
@@ -89,6 +103,7 @@ fn main() {
             rot_gib,
             splits,
             m_tiles,
+            tail,
             timeline,
         } => {
             let splits = match splits.as_str() {
@@ -105,10 +120,15 @@ fn main() {
                     .map(Some)
                     .map_err(|_| format!("--m-tiles {n}: auto, 1 or 2")),
             };
+            let tail = match tail.as_deref().map(parse_tail) {
+                None => Ok(None),
+                Some(t) => t.map(Some),
+            };
             splits.and_then(|splits| {
                 let knobs = gpu::Knobs {
                     splits,
                     m_tiles: m_tiles?,
+                    tail: tail?,
                 };
                 load(&common).and_then(|w| {
                     gpu::bench(

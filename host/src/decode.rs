@@ -32,9 +32,9 @@
 use crate::device::Device;
 use crate::error::{Error, Result};
 use crate::launch::{self, LaunchDims};
-pub use crate::plan::Splits;
 use crate::plan::MAX_SPLITS;
 use crate::plan::{plan, Plan, PlanInput};
+pub use crate::plan::{Splits, TailSplit};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use ferroflash_contract::decode::{combine_smem_bytes, geometry, COMBINE_THREADS, M_TILE_ROWS};
 use ferroflash_contract::names::decode as names;
@@ -98,6 +98,9 @@ pub struct DecodeConfig {
     /// ([`crate::plan::m_tiles_for`]: two when a kv head has more than 16 packed rows and
     /// head_dim <= 128), `Some(1)`, or `Some(2)` (head_dim <= 128).
     pub m_tiles: Option<u32>,
+    /// Experimental: cut the end of every split block into small chunks that the SMs finishing
+    /// first take ([`crate::plan::TailSplit`]); `None` (default): off.
+    pub tail: Option<TailSplit>,
 }
 
 impl DecodeConfig {
@@ -125,6 +128,7 @@ impl DecodeConfig {
             window_left: None,
             splits: Splits::Auto,
             m_tiles: None,
+            tail: None,
         }
     }
     /// 16-row tiles per CTA when the largest (request, kv head) has `max_rows` packed rows: the
@@ -198,6 +202,14 @@ impl DecodeConfig {
             "pool",
             &[self.num_pages, self.page_size, self.kv_heads, self.head_dim],
         )?;
+        if let Some(t) = self.tail {
+            if !(1..=90).contains(&t.percent) || t.chunk_tiles == 0 {
+                return Err(Error::InvalidArgument {
+                    name: "tail",
+                    why: format!("{t:?}: percent 1..=90, chunk_tiles >= 1"),
+                });
+            }
+        }
         if let Splits::Fixed(0) = self.splits {
             return Err(Error::InvalidArgument {
                 name: "splits",
@@ -665,7 +677,9 @@ impl DecodePlan {
         let max_work = match cfg.splits {
             Splits::Auto => (blocks * crate::plan::MAX_WAVE_SPLITS as usize).max(wave),
             Splits::Fixed(n) => blocks * n.min(MAX_SPLITS) as usize,
-        };
+        } + cfg
+            .tail
+            .map_or(0, |_| blocks * crate::plan::MAX_TAIL_CHUNKS as usize);
         let sizes = BufferSizes {
             requests: cap.max_requests as usize,
             page_entries: cap.max_page_entries as usize,
@@ -811,6 +825,7 @@ impl DecodePlan {
             ctas_per_sm,
             splits: cfg.splits,
             m_tiles: Some(m_tiles),
+            tail: cfg.tail,
         });
         debug_assert_eq!(p.m_tiles, m_tiles);
         p

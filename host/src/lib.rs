@@ -20,7 +20,7 @@ pub mod selftest;
 
 pub use decode::{
     decode, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Dtype16, Elem, Fp8Format,
-    GraphCapacity, RawTensors, ScaleLayout, Splits, Timeline, TimelineRecord,
+    GraphCapacity, RawTensors, ScaleLayout, Splits, TailSplit, Timeline, TimelineRecord,
 };
 pub use device::{driver_present, Device, DeviceCaps};
 pub use error::{Error, Result};

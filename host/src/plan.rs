@@ -17,6 +17,16 @@
 //! the CTA count stays within one wave. A chunk is never under [`MIN_TILES_PER_SPLIT`] tiles, so a
 //! split always streams enough to amortise its prologue, epilogue and combine.
 //! `Splits::Fixed(n)` overrides the automatic choice (each request in `n` near-equal chunks).
+//!
+//! # Tail split (experimental, [`TailSplit`]; off by default)
+//!
+//! SMs do not stream at the same rate (session 5's timeline: up to 30% apart for the same two
+//! CTAs), so equal chunks end at different times and the last ones stream alone. With a tail
+//! split, the last `percent` of every split block's tiles is cut into small chunks of
+//! `chunk_tiles` tiles, each its own work item and partial slot; the longest-first order of the
+//! work list puts them after the first wave, so the hardware hands them to the SMs that finish
+//! first. Which CTA computes a chunk does not change its partial, and the combine merges a
+//! block's slots in a fixed order: the output stays bitwise the same for a fixed plan.
 
 use ferroflash_contract::decode::{KV_TILE_TOKENS, M_TILE_ROWS};
 use ferroflash_contract::params::{DecodeWork, MergeWork, FINAL_OUTPUT};
@@ -28,6 +38,35 @@ pub const MAX_WAVE_SPLITS: u32 = 4;
 /// A split count is taken when its wave efficiency is at least this fraction of the best one.
 pub const WAVE_EFFICIENCY_SLACK: f64 = 0.95;
 pub use ferroflash_contract::decode::MAX_SPLITS;
+/// Most tail chunks of one block (bounds a CUDA-graph plan's grid).
+pub const MAX_TAIL_CHUNKS: u32 = 16;
+
+/// Cut the last `percent` of each split block's tiles into chunks of `chunk_tiles` tiles
+/// (module doc, "Tail split"). At most [`MAX_TAIL_CHUNKS`] per block (larger chunks then), and
+/// the head keeps at least one tile per split.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TailSplit {
+    /// Share of a split block's tiles given to tail chunks, 1..=90.
+    pub percent: u32,
+    /// Tiles per tail chunk, >= 1.
+    pub chunk_tiles: u32,
+}
+
+/// The tiles `0..head` of a split block of `tiles` tiles in `splits` chunks, and the tail chunk
+/// size and count: `(head, tail_chunk, tail_chunks)`, `tail_chunks = 0` when there is no tail.
+pub fn tail_shape(tiles: u32, splits: u32, t: Option<TailSplit>) -> (u32, u32, u32) {
+    let Some(t) = t else {
+        return (tiles, 0, 0);
+    };
+    let want = (tiles as u64 * t.percent.clamp(1, 90) as u64 / 100) as u32;
+    // The head keeps at least one tile per split.
+    let tail = want.min(tiles.saturating_sub(splits));
+    if tail == 0 {
+        return (tiles, 0, 0);
+    }
+    let chunk = t.chunk_tiles.max(1).max(tail.div_ceil(MAX_TAIL_CHUNKS));
+    (tiles - tail, chunk, tail.div_ceil(chunk))
+}
 
 /// How many KV splits to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -60,6 +99,8 @@ pub struct PlanInput<'a> {
     pub splits: Splits,
     /// Use this variant (CUDA-graph plans fix it at capture); `None`: [`m_tiles_for`].
     pub m_tiles: Option<u32>,
+    /// Tail split of the split blocks (module doc); `None`: off.
+    pub tail: Option<TailSplit>,
 }
 
 /// The plan: which variant, and what every CTA does.
@@ -231,17 +272,39 @@ pub fn plan(inp: &PlanInput) -> Plan {
                 if splits == 1 {
                     work.push(item(kvh, row_start, 0, kv_len, FINAL_OUTPUT));
                 } else {
+                    // The head (all tiles without a tail split) in `splits` chunks, then the
+                    // tail chunks; slots in key order.
+                    let tiles = kv_len.div_ceil(KV_TILE_TOKENS);
+                    let (head, tail_chunk, tail_chunks) = match tail_shape(tiles, splits, inp.tail)
+                    {
+                        // The combine merges at most MAX_SPLITS slots per block.
+                        (_, _, n) if splits + n > MAX_SPLITS => (tiles, 0, 0),
+                        shape => shape,
+                    };
+                    let (head_splits, head_chunk_tokens) = if tail_chunks == 0 {
+                        (splits, chunk_tokens)
+                    } else {
+                        let c = head.div_ceil(splits);
+                        (head.div_ceil(c), c * KV_TILE_TOKENS)
+                    };
+                    let head_end = (head * KV_TILE_TOKENS).min(kv_len);
                     merge.push(MergeWork {
                         request: r as u32,
                         kv_head: kvh,
                         row_start,
                         first_slot: slot,
-                        num_splits: splits,
+                        num_splits: head_splits + tail_chunks,
                         _pad: 0,
                     });
-                    for s in 0..splits {
-                        let kv_start = s * chunk_tokens;
-                        let kv_end = (kv_start + chunk_tokens).min(kv_len);
+                    for s in 0..head_splits {
+                        let kv_start = s * head_chunk_tokens;
+                        let kv_end = (kv_start + head_chunk_tokens).min(head_end);
+                        work.push(item(kvh, row_start, kv_start, kv_end, slot));
+                        slot += 1;
+                    }
+                    for c in 0..tail_chunks {
+                        let kv_start = head_end + c * tail_chunk * KV_TILE_TOKENS;
+                        let kv_end = (kv_start + tail_chunk * KV_TILE_TOKENS).min(kv_len);
                         work.push(item(kvh, row_start, kv_start, kv_end, slot));
                         slot += 1;
                     }
@@ -288,6 +351,7 @@ mod tests {
             ctas_per_sm: 2,
             splits: Splits::Auto,
             m_tiles: None,
+            tail: None,
         }
     }
 
@@ -313,6 +377,51 @@ mod tests {
         // Short requests are never cut below MIN_TILES_PER_SPLIT tiles.
         let p = plan(&inp(&[1; 40], &[300; 40], 32, 8));
         assert!(p.merge.is_empty());
+    }
+
+    #[test]
+    fn w2_tail_split() {
+        let mut i = inp(&[1; 8], &[8192; 8], 32, 8);
+        i.tail = Some(TailSplit {
+            percent: 25,
+            chunk_tiles: 4,
+        });
+        let p = plan(&i);
+        // 128 tiles per block: the last 32 in 8 chunks of 4, the first 96 in 4 chunks of 24.
+        assert_eq!(p.merge.len(), 64);
+        assert!(p.merge.iter().all(|m| m.num_splits == 12));
+        assert_eq!(p.work.len(), 64 * 12);
+        // The head chunks (the first wave) come before every tail chunk.
+        assert!(p.work[..256]
+            .iter()
+            .all(|w| w.kv_end - w.kv_start == 24 * 64));
+        assert!(p.work[256..]
+            .iter()
+            .all(|w| w.kv_end - w.kv_start == 4 * 64));
+        // Off: the plan of before.
+        i.tail = None;
+        assert_eq!(plan(&i).work.len(), 256);
+    }
+
+    #[test]
+    fn tail_shapes() {
+        let t = |percent, chunk_tiles| {
+            Some(TailSplit {
+                percent,
+                chunk_tiles,
+            })
+        };
+        assert_eq!(tail_shape(128, 4, None), (128, 0, 0));
+        assert_eq!(tail_shape(128, 4, t(25, 4)), (96, 4, 8));
+        // Uneven: 10% of 37 = 3 tiles, chunks of 2 -> 2 chunks (2 + 1).
+        assert_eq!(tail_shape(37, 4, t(10, 2)), (34, 2, 2));
+        // The head keeps a tile per split.
+        assert_eq!(tail_shape(5, 4, t(90, 1)), (4, 1, 1));
+        assert_eq!(tail_shape(4, 4, t(50, 1)), (4, 0, 0));
+        // At most MAX_TAIL_CHUNKS chunks: larger chunks instead.
+        let (head, chunk, n) = tail_shape(1000, 8, t(50, 1));
+        assert_eq!((head, n <= MAX_TAIL_CHUNKS), (500, true));
+        assert!(chunk * n >= 500 && chunk * (n - 1) < 500);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! tensor-level ones (shapes, dtypes, alignment, null pointers, untouched outputs) are the GPU
 //! case `decode/bad_tensors_rejected_before_launch`.
 
-use ferroflash::{BatchTables, DecodeConfig, Dtype16, Error, Fp8Format, Splits};
+use ferroflash::{BatchTables, DecodeConfig, Dtype16, Error, Fp8Format, Splits, TailSplit};
 
 fn cfg() -> DecodeConfig {
     DecodeConfig::new(32, 8, 128, 16, 10, Dtype16::Bf16)
@@ -185,6 +185,26 @@ fn config_cases() -> Vec<ConfigCase> {
             "fp8 Q without an fp8 KV cache",
             |c| c.q_fp8 = true,
             |r| matches!(r, Err(Error::InvalidArgument { name: "q_fp8", .. })),
+        ),
+        (
+            "tail split of 0 percent",
+            |c| {
+                c.tail = Some(TailSplit {
+                    percent: 0,
+                    chunk_tiles: 4,
+                })
+            },
+            |r| matches!(r, Err(Error::InvalidArgument { name: "tail", .. })),
+        ),
+        (
+            "tail split in chunks of 0 tiles",
+            |c| {
+                c.tail = Some(TailSplit {
+                    percent: 25,
+                    chunk_tiles: 0,
+                })
+            },
+            |r| matches!(r, Err(Error::InvalidArgument { name: "tail", .. })),
         ),
         (
             "all-FP8 with an f16 output",

@@ -2,7 +2,8 @@
 //! and determinism over generated batches. `FF_PLAN_CASES` sets the case count (default 10,000).
 
 use ferroflash::plan::{
-    plan, Plan, PlanInput, Splits, MAX_SPLITS, MAX_WAVE_SPLITS, WORKSPACE_ALIGN_BYTES,
+    plan, Plan, PlanInput, Splits, TailSplit, MAX_SPLITS, MAX_TAIL_CHUNKS, MAX_WAVE_SPLITS,
+    WORKSPACE_ALIGN_BYTES,
 };
 use ferroflash_contract::params::FINAL_OUTPUT;
 use proptest::prelude::*;
@@ -20,6 +21,8 @@ struct Batch {
     splits: Splits,
     /// The config's override (`None`: the planner's choice).
     m_tiles: Option<u32>,
+    /// Experimental tail split (`None`: off).
+    tail: Option<TailSplit>,
 }
 
 fn batch() -> impl Strategy<Value = Batch> {
@@ -35,6 +38,13 @@ fn batch() -> impl Strategy<Value = Batch> {
             1u32..4,
             prop_oneof![Just(Splits::Auto), (1u32..400).prop_map(Splits::Fixed)],
             prop_oneof![Just(None), Just(Some(1u32)), Just(Some(2u32))],
+            prop_oneof![
+                Just(None),
+                (1u32..=90, 1u32..=20).prop_map(|(percent, chunk_tiles)| Some(TailSplit {
+                    percent,
+                    chunk_tiles
+                }))
+            ],
         )
             .prop_map(
                 |(
@@ -47,6 +57,7 @@ fn batch() -> impl Strategy<Value = Batch> {
                     ctas_per_sm,
                     splits,
                     m_tiles,
+                    tail,
                 )| {
                     // Two tiles exist only up to head_dim 128 (the config refuses the rest).
                     let m_tiles = m_tiles.map(|m| if head_dim > 128 { 1 } else { m });
@@ -60,6 +71,7 @@ fn batch() -> impl Strategy<Value = Batch> {
                         ctas_per_sm,
                         splits,
                         m_tiles,
+                        tail,
                     }
                 },
             )
@@ -90,6 +102,7 @@ fn run(b: &Batch) -> (Plan, Vec<u32>, Vec<u32>) {
         ctas_per_sm: b.ctas_per_sm,
         splits: b.splits,
         m_tiles: b.m_tiles,
+        tail: b.tail,
     });
     (p, q_indptr, page_indptr)
 }
@@ -189,9 +202,15 @@ proptest! {
         prop_assert!(p.work.len() < i32::MAX as usize);
         // Automatic splitting: under a wave of blocks, it stays within one wave; from a wave on,
         // at most MAX_WAVE_SPLITS chunks per block (wave quantization only).
-        if b.splits == Splits::Auto && !p.merge.is_empty() {
-            let wave = (b.sm_count * b.ctas_per_sm) as usize;
-            let blocks = p.merge.len() + p.work.iter().filter(|w| w.partial_slot == FINAL_OUTPUT).count();
+        let wave = (b.sm_count * b.ctas_per_sm) as usize;
+        let all_blocks = p.merge.len() + p.work.iter().filter(|w| w.partial_slot == FINAL_OUTPUT).count();
+        // A tail split adds at most MAX_TAIL_CHUNKS items per block (the CUDA-graph capacity).
+        if b.splits == Splits::Auto && b.tail.is_some() {
+            let cap = (all_blocks * MAX_WAVE_SPLITS as usize).max(wave) + all_blocks * MAX_TAIL_CHUNKS as usize;
+            prop_assert!(p.work.len() <= cap, "{} CTAs over the graph capacity {}", p.work.len(), cap);
+        }
+        if b.splits == Splits::Auto && b.tail.is_none() && !p.merge.is_empty() {
+            let blocks = all_blocks;
             if blocks < wave {
                 prop_assert!(p.work.len() <= wave, "{} CTAs for a wave of {}", p.work.len(), wave);
             } else {

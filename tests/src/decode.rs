@@ -40,6 +40,8 @@ pub struct DecodeCase {
     pub poison: Option<Poison>,
     /// The config's 16-row tiles per CTA (`None`: the planner's choice).
     pub m_tiles: Option<u32>,
+    /// Experimental tail split of the plan (`None`: off).
+    pub tail: Option<ferroflash::TailSplit>,
 }
 
 /// Where a non-finite value is planted: Q of request 0's first token, head 0, dim 3; or the K
@@ -236,6 +238,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.window_left = c.window_left;
     cfg.splits = c.splits;
     cfg.m_tiles = c.m_tiles;
+    cfg.tail = c.tail;
     cfg.sm_scale = Some(problem.sm_scale);
     let q_indptr = problem.q_indptr();
     let plan = DecodePlan::new(
@@ -406,6 +409,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     seed: 1000 + i,
                     poison: None,
                     m_tiles: None,
+                    tail: None,
                 });
                 i += 1;
             }
@@ -460,6 +464,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     seed: 5000 + i,
                     poison: None,
                     m_tiles: None,
+                    tail: None,
                 });
                 i += 1;
             }
@@ -549,6 +554,7 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         seed: 7,
         poison: None,
         m_tiles: None,
+        tail: None,
     }
 }
 
@@ -848,6 +854,7 @@ fn soak(d: &Device) -> CaseResult {
             seed: 20_000 + i,
             poison: None,
             m_tiles: None,
+            tail: None,
         };
         let r = if i % 100 == 99 {
             let mut small = c.clone();
@@ -907,6 +914,12 @@ fn splits_agree(d: &Device) -> CaseResult {
             (c.dtype, c.kv_dtype) = (q, kv);
             c.scales = kv.is_fp8().then_some(ScaleLayout::PerRequestKvHead);
             c.splits = splits;
+            case_result(d, &c)?;
+            // The experimental tail split: the block ends in small chunks of their own slots.
+            c.tail = Some(ferroflash::TailSplit {
+                percent: 30,
+                chunk_tiles: 2,
+            });
             case_result(d, &c)?;
         }
     }
