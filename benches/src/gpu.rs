@@ -500,6 +500,9 @@ fn record_timeline(dev: &Device, c: &mut Case, calls: usize, dir: &str) -> Resul
         "page": c.page,
         "events": ["entry", "dependency_met", "first_data", "loop_end", "exit", "sm_id", "tiles", "last_issue"],
         "t0_ns": t0,
+        "tile_bytes": 2 * ferroflash_contract::decode::KV_TILE_TOKENS as usize
+            * c.cfg.head_dim as usize
+            * c.dtypes.1.bytes(),
         "decode": dec,
         "combine": comb,
     });

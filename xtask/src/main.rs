@@ -8,6 +8,10 @@
 //!   into .tools/sass on first use from pip)
 //! - `bundle`                   write target/bundle/: GPU test + bench binaries, PTX, run.sh
 //! - `ptxas-path`               print the ptxas used (PTXAS, .tools/, or PATH)
+//! - `timeline FILE...`         where a decode call's time goes, from `ferroflash bench
+//!   --timeline` files (start, per-CTA and per-SM rates, end spread, combine)
+
+mod timeline;
 
 use ptxbuild::Arch;
 use std::collections::BTreeMap;
@@ -23,7 +27,8 @@ fn main() {
         Some("bundle") => cmd_bundle(&root),
         Some("sass") => cmd_sass(&root, &args[1..]),
         Some("ptxas-path") => ptxas(&root).map(|p| println!("{}", p.display())),
-        _ => Err("usage: cargo xtask ptx <entry> [--arch A] | sass <entry> [--arch A] | report [--arch A] | bundle | ptxas-path".into()),
+        Some("timeline") => timeline::cmd_timeline(&args[1..]),
+        _ => Err("usage: cargo xtask ptx <entry> [--arch A] | sass <entry> [--arch A] | report [--arch A] | bundle | ptxas-path | timeline FILE...".into()),
     };
     if let Err(e) = r {
         eprintln!("xtask: {e}");

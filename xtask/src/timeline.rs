@@ -1,0 +1,249 @@
+//! `cargo xtask timeline FILE...`: where a decode call's time goes, from the per-CTA records
+//! of `ferroflash bench --timeline DIR` (one `timeline-<workload>-p<page>.json` per case).
+//!
+//! Per file: the decode grid's start (dependency met -> first full stage), the streaming rate
+//! per CTA and per SM (the SMs' spread is what makes equal chunks end at different times), the
+//! end of the tile loops, the warp merge, and the combine grid's hand-over and duration. Times
+//! in microseconds from the first decode CTA's entry; rates in GB/s when the file carries
+//! `tile_bytes` (files written before it did report tiles per microsecond).
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Word indices of a record (`ferroflash_contract::params::TimelineEvent`).
+const ENTRY: usize = 0;
+const DEP: usize = 1;
+const FIRST: usize = 2;
+const LOOP_END: usize = 3;
+const EXIT: usize = 4;
+const SM: usize = 5;
+const TILES: usize = 6;
+
+/// Percentiles `qs` (0..=1) of `v` (nearest rank).
+fn percentiles(v: &[f64], qs: &[f64]) -> Vec<f64> {
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    qs.iter()
+        .map(|q| {
+            if s.is_empty() {
+                f64::NAN
+            } else {
+                s[((s.len() - 1) as f64 * q).round() as usize]
+            }
+        })
+        .collect()
+}
+
+fn line(name: &str, v: &[f64]) -> String {
+    let p = percentiles(v, &[0.0, 0.1, 0.5, 0.9, 1.0]);
+    format!(
+        "  {name:<38} min {:>7.1}  p10 {:>7.1}  median {:>7.1}  p90 {:>7.1}  max {:>7.1}",
+        p[0], p[1], p[2], p[3], p[4]
+    )
+}
+
+fn records(v: &Value, key: &str) -> Result<Vec<[u64; 8]>, String> {
+    let arr = v[key]
+        .as_array()
+        .ok_or_else(|| format!("no `{key}` array"))?;
+    arr.iter()
+        .map(|r| {
+            let w: Vec<u64> = r
+                .as_array()
+                .ok_or("a record is not an array")?
+                .iter()
+                .map(|x| x.as_u64().ok_or("a record word is not a u64"))
+                .collect::<Result<_, _>>()?;
+            w.try_into()
+                .map_err(|_| "a record does not have 8 words".to_string())
+        })
+        .collect()
+}
+
+/// The analysis of one timeline file as text.
+pub fn analyse(v: &Value) -> Result<String, String> {
+    let dec = records(v, "decode")?;
+    let comb = records(v, "combine").unwrap_or_default();
+    if dec.is_empty() {
+        return Err("no decode records".into());
+    }
+    let t0 = dec.iter().map(|r| r[ENTRY]).min().unwrap();
+    let us = |x: u64| (x as f64 - t0 as f64) * 1e-3;
+    let tile_bytes = v["tile_bytes"].as_u64();
+    let unit = if tile_bytes.is_some() {
+        "GB/s"
+    } else {
+        "tiles/us"
+    };
+    let rate = |r: &[u64; 8]| -> Option<f64> {
+        let ns = r[LOOP_END].checked_sub(r[FIRST])?;
+        (r[TILES] > 0 && r[FIRST] > 0 && ns > 0).then(|| match tile_bytes {
+            Some(b) => (r[TILES] * b) as f64 / ns as f64,
+            None => r[TILES] as f64 * 1e3 / ns as f64,
+        })
+    };
+    let streaming: Vec<&[u64; 8]> = dec
+        .iter()
+        .filter(|r| r[TILES] > 0 && r[FIRST] > 0)
+        .collect();
+    let mut out = vec![format!(
+        "{} p{}: {} decode CTAs, {} combine CTAs",
+        v["workload"].as_str().unwrap_or("?"),
+        v["page"].as_u64().unwrap_or(0),
+        dec.len(),
+        comb.len()
+    )];
+    let mut per_sm: BTreeMap<u64, (u32, f64)> = BTreeMap::new();
+    for r in &dec {
+        let e = per_sm.entry(r[SM]).or_default();
+        e.0 += 1;
+        e.1 += rate(r).unwrap_or(0.0);
+    }
+    let mut hist: BTreeMap<u32, u32> = BTreeMap::new();
+    for (n, _) in per_sm.values() {
+        *hist.entry(*n).or_default() += 1;
+    }
+    out.push(format!(
+        "  SMs used {}; CTAs per SM: {}",
+        per_sm.len(),
+        hist.iter()
+            .map(|(n, c)| format!("{c} SMs x {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    let col =
+        |f: &dyn Fn(&[u64; 8]) -> f64| -> Vec<f64> { streaming.iter().map(|r| f(r)).collect() };
+    out.push(line("dependency met (us)", &col(&|r| us(r[DEP]))));
+    out.push(line(
+        "start: dependency -> first tile (us)",
+        &col(&|r| (r[FIRST] as f64 - r[DEP] as f64) * 1e-3),
+    ));
+    out.push(line(
+        &format!("rate per CTA ({unit})"),
+        &streaming.iter().filter_map(|r| rate(r)).collect::<Vec<_>>(),
+    ));
+    // SMs whose CTAs all streamed: their summed rate.
+    let full: Vec<f64> = per_sm
+        .iter()
+        .filter(|(_, (n, _))| *n == *hist.keys().max().unwrap())
+        .map(|(_, (_, r))| *r)
+        .collect();
+    out.push(line(&format!("rate per SM, fullest SMs ({unit})"), &full));
+    let p = percentiles(&full, &[0.0, 1.0]);
+    if p[0] > 0.0 {
+        out.push(format!("  per-SM spread (max / min): {:.2}", p[1] / p[0]));
+    }
+    out.push(line("tile loop end (us)", &col(&|r| us(r[LOOP_END]))));
+    out.push(line(
+        "loop end -> exit (us)",
+        &col(&|r| (r[EXIT] as f64 - r[LOOP_END] as f64) * 1e-3),
+    ));
+    let last_exit = dec.iter().map(|r| r[EXIT]).max().unwrap();
+    if !comb.is_empty() {
+        let c: Vec<&[u64; 8]> = comb.iter().filter(|r| r[ENTRY] > 0).collect();
+        out.push(line(
+            "combine: last decode exit -> dep (us)",
+            &c.iter()
+                .map(|r| (r[DEP] as f64 - last_exit as f64) * 1e-3)
+                .collect::<Vec<_>>(),
+        ));
+        out.push(line(
+            "combine: dependency -> exit (us)",
+            &c.iter()
+                .map(|r| (r[EXIT] as f64 - r[DEP] as f64) * 1e-3)
+                .collect::<Vec<_>>(),
+        ));
+        let end = c.iter().map(|r| r[EXIT]).max().unwrap_or(last_exit);
+        out.push(format!(
+            "  call ends (last combine exit): {:.1} us",
+            us(end)
+        ));
+    } else {
+        out.push(format!(
+            "  call ends (last decode exit): {:.1} us",
+            us(last_exit)
+        ));
+    }
+    Ok(out.join("\n"))
+}
+
+/// `cargo xtask timeline FILE...`.
+pub fn cmd_timeline(args: &[String]) -> Result<(), String> {
+    if args.is_empty() {
+        return Err("usage: cargo xtask timeline FILE.json...".into());
+    }
+    for f in args {
+        let text = std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}"))?;
+        let v: Value = serde_json::from_str(&text).map_err(|e| format!("{f}: {e}"))?;
+        println!("{}", analyse(&v).map_err(|e| format!("{f}: {e}"))?);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two SMs, three CTAs: SM 7 holds two (one at 2 tiles/us, one at 1), SM 9 one; a combine.
+    #[test]
+    fn synthetic_file() {
+        let rec = |entry: u64, dep, first, loop_end, exit, sm, tiles| {
+            serde_json::json!([entry, dep, first, loop_end, exit, sm, tiles, 0])
+        };
+        let v = serde_json::json!({
+            "workload": "T", "page": 16, "tile_bytes": 1000,
+            "decode": [
+                rec(1000, 2000, 3000, 13000, 14000, 7, 20),
+                rec(1000, 2000, 3000, 23000, 24000, 7, 20),
+                rec(1500, 2000, 5000, 15000, 16000, 9, 10),
+            ],
+            "combine": [rec(1000, 24500, 0, 0, 26000, 1, 2)],
+        });
+        let t = analyse(&v).unwrap();
+        // min, p10, median, p90, max of the line that starts with `name`.
+        let stat = |name: &str| -> Vec<f64> {
+            let l = t
+                .lines()
+                .find(|l| l.trim_start().starts_with(name))
+                .unwrap();
+            l[2 + 38..]
+                .split_whitespace()
+                .filter_map(|w| w.parse().ok())
+                .collect()
+        };
+        assert!(t.contains("3 decode CTAs, 1 combine CTAs"), "{t}");
+        assert!(
+            t.contains("SMs used 2; CTAs per SM: 1 SMs x 1, 1 SMs x 2"),
+            "{t}"
+        );
+        // Rates: 20 tiles x 1000 B over 10 us = 2 GB/s, over 20 us = 1, and 10 over 10 = 1.
+        assert_eq!(
+            stat("rate per CTA (GB/s)"),
+            [1.0, 1.0, 1.0, 2.0, 2.0],
+            "{t}"
+        );
+        // Only SM 7 holds the most CTAs: 2 + 1 = 3 GB/s.
+        assert_eq!(stat("rate per SM, fullest SMs (GB/s)"), [3.0; 5], "{t}");
+        assert_eq!(
+            stat("start: dependency -> first tile"),
+            [1.0, 1.0, 1.0, 3.0, 3.0],
+            "{t}"
+        );
+        assert_eq!(stat("combine: dependency -> exit"), [1.5; 5], "{t}");
+        assert!(t.contains("call ends (last combine exit): 25.0 us"), "{t}");
+        // Without tile_bytes the rates are in tiles per microsecond.
+        let mut v = v;
+        v.as_object_mut().unwrap().remove("tile_bytes");
+        assert!(analyse(&v).unwrap().contains("rate per CTA (tiles/us)"));
+    }
+
+    /// The session 5 files in docs/results parse and give the numbers perf.md quotes.
+    #[test]
+    fn session5_w2() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let f = format!("{root}/../docs/results/2026-11-29-h200-s5/tl/timeline-W2-b8-8k-p16.json");
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+        let t = analyse(&v).unwrap();
+        assert!(t.contains("256 decode CTAs, 64 combine CTAs"), "{t}");
+    }
+}
