@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # GPU bundle runner (copied to target/bundle/run.sh by `cargo xtask bundle`). Needs only the
-# NVIDIA driver. Usage: bash run.sh [tests|sanitize|bench|all] [FILTER]
+# NVIDIA driver. Usage: bash run.sh [tests|sanitize|bench|soak|ab|all] [FILTER]
 #   tests     the GPU test suite: PASS/FAIL/SKIP per case and a summary line
 #   sanitize  the suite under compute-sanitizer memcheck, racecheck and synccheck (the sweeps'
 #             long length 640 instead of 4096: FF_LONG_KV)
 #   bench     `ferroflash bench` on W1-W6 (JSON lines to $OUT/raw.jsonl when OUT is set)
 #   soak      10,000 random-shape launches (FF_SOAK_LAUNCHES), outputs checked, memory level
+#   ab        A/B: `ferroflash bench` of this bundle and of FF_AB_OTHER (another build's
+#             ferroflash, .xz or not), same FILTER and FF_BENCH_ARGS, two interleaved rounds
 # Exit code: non-zero when any step fails.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -36,8 +38,21 @@ case "$what" in
   sanitize) run_sanitize ;;
   bench) run_bench ;;
   soak) "$here/gpu-tests" soak || rc=1 ;;
+  ab)
+    other="${FF_AB_OTHER:-}"
+    [ -n "$other" ] || { echo "ab: set FF_AB_OTHER to the other build's ferroflash binary"; exit 2; }
+    case "$other" in
+      *.xz) xz -d -f "$other" 2>/dev/null || python3 -c "import lzma,sys; open(sys.argv[1][:-3],'wb').write(lzma.open(sys.argv[1]).read())" "$other"; other="${other%.xz}" ;;
+    esac
+    chmod +x "$other"
+    for round in 1 2; do
+      for b in "$here/ferroflash" "$other"; do
+        echo "== ab round $round: $b"
+        "$b" bench ${filter:+--workloads $filter} ${FF_BENCH_ARGS:-} | grep -v "^device" || rc=1
+      done
+    done ;;
   all) run_tests; run_sanitize; run_bench ;;
-  *) echo "usage: run.sh [tests|sanitize|bench|soak|all] [FILTER]"; exit 2 ;;
+  *) echo "usage: run.sh [tests|sanitize|bench|soak|ab|all] [FILTER]"; exit 2 ;;
 esac
 echo "run.sh $what: exit $rc"
 exit $rc
