@@ -1095,7 +1095,19 @@ fn bad_tensors(d: &Device) -> CaseResult {
 /// Graph mode: capture one run of a capacity-sized plan, then `update` to another batch
 /// (other lengths, request count, page table and data in the same buffers) and replay; both
 /// replays must match the float64 reference, and a replay must equal a direct run bitwise.
+/// Also with the experimental tail split (its larger grid reserved at capture).
 fn graph_replay(d: &Device) -> CaseResult {
+    graph_replay_with(d, None)?;
+    graph_replay_with(
+        d,
+        Some(ferroflash::TailSplit {
+            percent: 25,
+            chunk_tiles: 2,
+        }),
+    )
+}
+
+fn graph_replay_with(d: &Device, tail: Option<ferroflash::TailSplit>) -> CaseResult {
     use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
     use cudarc::driver::{DevicePtr, DevicePtrMut};
     use ferroflash::{GraphCapacity, RawTensors};
@@ -1105,7 +1117,7 @@ fn graph_replay(d: &Device) -> CaseResult {
         max_new_tokens: 4,
         max_page_entries: pool_pages,
     };
-    let cfg = DecodeConfig::new(
+    let mut cfg = DecodeConfig::new(
         (kv_heads * group) as u32,
         kv_heads as u32,
         head_dim as u32,
@@ -1113,6 +1125,7 @@ fn graph_replay(d: &Device) -> CaseResult {
         pool_pages,
         Dtype16::Bf16,
     );
+    cfg.tail = tail;
     let mut plan = DecodePlan::for_graphs(d, &cfg, cap).map_err(|e| e.to_string())?;
     let s = d.stream();
     let err = |e: cudarc::driver::DriverError| format!("{e:?}");
