@@ -424,12 +424,6 @@ impl Case {
     }
 }
 
-/// Percentile `q` (0..=1) of `v` (sorted here).
-fn percentile(v: &mut [f64], q: f64) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[((v.len() - 1) as f64 * q).round() as usize]
-}
-
 /// Record per-CTA timestamps of the last call of a graph of `calls` calls (as timed, so the
 /// call overlaps the previous call's combine), write them to `dir/timeline-<case>.json`, and
 /// return a one-line summary in microseconds from the first decode CTA's entry.
@@ -474,11 +468,9 @@ fn record_timeline(dev: &Device, c: &mut Case, calls: usize, dir: &str) -> Resul
         if v.is_empty() {
             return [f64::NAN; 3];
         }
-        [
-            percentile(&mut v, 0.0),
-            percentile(&mut v, 0.5),
-            percentile(&mut v, 1.0),
-        ]
+        // `median` sorts `v`: min and max are its ends afterwards.
+        let m = median(&mut v);
+        [v[0], m, v[v.len() - 1]]
     };
     let fmt = |n: &str, x: [f64; 3]| format!("{n} {:.1}/{:.1}/{:.1}", x[0], x[1], x[2]);
     let mut line = vec![

@@ -1307,56 +1307,18 @@ fn timeline_records(d: &Device) -> CaseResult {
         let mut o = s
             .alloc_zeros::<u16>(3 * (q_heads * head_dim) as usize)
             .map_err(err)?;
-        let run_once = |plan: &DecodePlan, o: &mut CudaSlice<u16>| -> Result<Vec<u16>, String> {
-            if fp8 {
-                let codes: Vec<u8> = (0..pool).map(|i| (i * 37 % 251) as u8 & 0x7e).collect();
-                let k = s.clone_htod(&codes).map_err(err)?;
-                let v = s.clone_htod(&codes).map_err(err)?;
-                plan.run(
-                    d,
-                    DecodeTensors {
-                        q: &q,
-                        k_pool: &k,
-                        v_pool: &v,
-                        o,
-                        lse: None,
-                        sinks: None,
-                        q_scale: None,
-                        k_scale: None,
-                        v_scale: None,
-                    },
-                )
-                .map_err(ff)?;
-            } else {
-                let vals: Vec<u16> = (0..pool)
-                    .map(|i| half::bf16::from_f32(((i * 37 % 251) as f32 - 125.0) / 64.0).to_bits())
-                    .collect();
-                let k = s.clone_htod(&vals).map_err(err)?;
-                let v = s.clone_htod(&vals).map_err(err)?;
-                plan.run(
-                    d,
-                    DecodeTensors {
-                        q: &q,
-                        k_pool: &k,
-                        v_pool: &v,
-                        o,
-                        lse: None,
-                        sinks: None,
-                        q_scale: None,
-                        k_scale: None,
-                        v_scale: None,
-                    },
-                )
-                .map_err(ff)?;
-            }
-            s.synchronize().map_err(err)?;
-            s.clone_dtoh(o).map_err(err)
+        // K/V values: a fixed pattern (fp8 codes without NaNs, or bf16 in [-2, 2)).
+        let (plain, stamped, tl) = if fp8 {
+            let codes: Vec<u8> = (0..pool).map(|i| (i * 37 % 251) as u8 & 0x7e).collect();
+            let kv = s.clone_htod(&codes).map_err(err)?;
+            run_plain_then_stamped(d, &mut plan, &q, &kv, &mut o)?
+        } else {
+            let vals: Vec<u16> = (0..pool)
+                .map(|i| half::bf16::from_f32(((i * 37 % 251) as f32 - 125.0) / 64.0).to_bits())
+                .collect();
+            let kv = s.clone_htod(&vals).map_err(err)?;
+            run_plain_then_stamped(d, &mut plan, &q, &kv, &mut o)?
         };
-        let plain = run_once(&plan, &mut o)?;
-        let tl = plan.new_timeline(d).map_err(ff)?;
-        plan.set_timeline(d, Some(&tl));
-        let stamped = run_once(&plan, &mut o)?;
-        plan.set_timeline(d, None);
         if plain != stamped {
             return Err(format!("fp8 {fp8}: output changed with the timeline on"));
         }
@@ -1410,4 +1372,41 @@ fn timeline_records(d: &Device) -> CaseResult {
         }
     }
     Ok(Outcome::Pass)
+}
+
+/// Run `plan` (K and V from the same pool) without a timeline, then with one; the outputs of
+/// both runs and the timeline.
+fn run_plain_then_stamped<KV>(
+    d: &Device,
+    plan: &mut DecodePlan,
+    q: &CudaSlice<u16>,
+    kv: &CudaSlice<KV>,
+    o: &mut CudaSlice<u16>,
+) -> Result<(Vec<u16>, Vec<u16>, ferroflash::Timeline), String> {
+    let s = d.stream();
+    let mut run = |plan: &DecodePlan| -> Result<Vec<u16>, String> {
+        plan.run(
+            d,
+            DecodeTensors {
+                q,
+                k_pool: kv,
+                v_pool: kv,
+                o: &mut *o,
+                lse: None,
+                sinks: None,
+                q_scale: None,
+                k_scale: None,
+                v_scale: None,
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        s.synchronize().map_err(|e| format!("{e:?}"))?;
+        s.clone_dtoh(&*o).map_err(|e| format!("{e:?}"))
+    };
+    let plain = run(plan)?;
+    let tl = plan.new_timeline(d).map_err(|e| e.to_string())?;
+    plan.set_timeline(d, Some(&tl));
+    let stamped = run(plan);
+    plan.set_timeline(d, None);
+    Ok((plain, stamped?, tl))
 }
