@@ -461,8 +461,12 @@ fn record_timeline(dev: &Device, c: &mut Case, calls: usize, dir: &str) -> Resul
     }
     let t0 = dec.iter().map(|r| r[E::Entry as usize]).min().unwrap();
     let us = |x: u64| (x as f64 - t0 as f64) * 1e-3;
+    // Events a CTA did not reach (no first tile or last issue in an empty split) stay 0.
     let col = |rs: &[ferroflash::TimelineRecord], e: E| -> Vec<f64> {
-        rs.iter().map(|r| us(r[e as usize])).collect()
+        rs.iter()
+            .filter(|r| r[e as usize] != 0)
+            .map(|r| us(r[e as usize]))
+            .collect()
     };
     let stats = |mut v: Vec<f64>| -> [f64; 3] {
         if v.is_empty() {
