@@ -21,6 +21,27 @@ use ferroflash_contract::softmax::{LN_2, LOG2_E};
 #[inline(always)]
 pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     let t_entry = global_timer_ns();
+    // The merge item and the request table are the plan's own, uploaded before the decode grid
+    // ran: read them before waiting for the decode grid, so their two dependent round trips
+    // overlap its tail instead of following it.
+    let num_merge = if p.num_merge_dev != NONE_ADDR {
+        // SAFETY: host-provided device counter (graph mode).
+        unsafe { table_u32(p.num_merge_dev, 0) }
+    } else {
+        p.num_merge
+    };
+    let bi = block_idx_x();
+    let live = bi < num_merge;
+    // SAFETY: indices inside host-validated tables.
+    let ld = |addr: u64, i: u32| unsafe { table_u32(addr, i) };
+    let (mw, first_token, q_len) = if live {
+        // SAFETY: bi < num_merge.
+        let mw = unsafe { *(p.merge as *const MergeWork).add(bi as usize) };
+        let first_token = ld(p.q_indptr, mw.request);
+        (mw, first_token, ld(p.q_indptr, mw.request + 1) - first_token)
+    } else {
+        (MergeWork::default(), 0, 0)
+    };
     // Launched as a programmatic dependent of the decode grid on sm_90+: wait for its partials.
     #[cfg(target_feature = "sm_90")]
     {
@@ -29,13 +50,6 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
         // this grid before it reads Q/K/V or writes anything (See Note [PDL chain] in DESIGN.md).
         griddepcontrol_launch_dependents();
     }
-    let num_merge = if p.num_merge_dev != NONE_ADDR {
-        // SAFETY: host-provided device counter (graph mode).
-        unsafe { table_u32(p.num_merge_dev, 0) }
-    } else {
-        p.num_merge
-    };
-    let bi = block_idx_x();
     if thread_idx_x() == 0 {
         // SAFETY: the host sized the timeline for the grid (or passed none).
         unsafe {
@@ -44,15 +58,9 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
             timeline_stamp(p.timeline_combine, TimelineEvent::SmId, sm_id() as u64);
         }
     }
-    if bi >= num_merge {
+    if !live {
         return;
     }
-    // SAFETY: bi < num_merge.
-    let mw = unsafe { *(p.merge as *const MergeWork).add(bi as usize) };
-    // SAFETY: indices inside host-validated tables.
-    let ld = |addr: u64, i: u32| unsafe { table_u32(addr, i) };
-    let first_token = ld(p.q_indptr, mw.request);
-    let q_len = ld(p.q_indptr, mw.request + 1) - first_token;
     // Rows of this block that are real query rows.
     let rows = (q_len * p.group).saturating_sub(mw.row_start).min(p.rows_per_block);
     let splits = mw.num_splits;
