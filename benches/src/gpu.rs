@@ -196,6 +196,8 @@ pub struct Knobs {
     pub splits: Splits,
     pub m_tiles: Option<u32>,
     pub tail: Option<ferroflash::TailSplit>,
+    /// `--cluster on|off`.
+    pub cluster_merge: bool,
 }
 
 /// Value pattern of the pools: element `e` holds `block[e % block.len()]`.
@@ -235,6 +237,7 @@ impl Case {
         cfg.splits = knobs.splits;
         cfg.m_tiles = knobs.m_tiles;
         cfg.tail = knobs.tail;
+        cfg.cluster_merge = knobs.cluster_merge;
         let s = dev.stream();
         let pool_elems = cfg.pool_elems();
         let mut rng = Rng(0x5eed ^ page as u64);
@@ -579,7 +582,21 @@ fn bench_case(
         "rel_err_after": rel_err_after,
         "timing": timing,
         "status": "ok",
-        "note": format!("{} CTAs ({}/SM), {} merged blocks, {}", plan.work.len(), c.plans[0].ctas_per_sm(), plan.merge.len(), c.plans[0].kernel()),
+        "note": format!(
+            "{} CTAs ({}/SM), {} merged blocks{}, {}",
+            plan.work.len(),
+            c.plans[0].ctas_per_sm(),
+            plan.merge.len(),
+            match (c.plans[0].cluster_splits(), plan.merge.first().map(|m| m.num_splits)) {
+                (0, Some(n)) if n <= 8 && plan.merge.iter().all(|m| m.num_splits == n) => format!(
+                    " (clusters of {n}: {} fit, not used)",
+                    c.plans[0].cluster_capacity(dev, n).unwrap_or(0)
+                ),
+                (0, _) => String::new(),
+                (n, _) => format!(" in clusters of {n}"),
+            },
+            c.plans[0].kernel()
+        ),
         "sets": sets,
         "ceilings_from": ceil.source,
         "setup_s": (t0.elapsed().as_secs_f64() * 10.0).round() / 10.0,

@@ -56,6 +56,10 @@ enum Cmd {
         /// split block's tiles in chunks of CHUNK_TILES, taken by the SMs that finish first.
         #[arg(long)]
         tail: Option<String>,
+        /// Merge split-KV partials inside thread-block clusters where the plan allows it
+        /// (`on`, the default) or always with the combine kernel (`off`).
+        #[arg(long, default_value = "on")]
+        cluster: String,
         /// Also record per-CTA timestamps of one call (after timing) into DIR/timeline-*.json
         /// and print where the call's time goes.
         #[arg(long, value_name = "DIR")]
@@ -104,6 +108,7 @@ fn main() {
             splits,
             m_tiles,
             tail,
+            cluster,
             timeline,
         } => {
             let splits = match splits.as_str() {
@@ -124,11 +129,17 @@ fn main() {
                 None => Ok(None),
                 Some(t) => t.map(Some),
             };
+            let cluster_merge = match cluster.as_str() {
+                "on" => Ok(true),
+                "off" => Ok(false),
+                c => Err(format!("--cluster {c}: on or off")),
+            };
             splits.and_then(|splits| {
                 let knobs = gpu::Knobs {
                     splits,
                     m_tiles: m_tiles?,
                     tail: tail?,
+                    cluster_merge: cluster_merge?,
                 };
                 load(&common).and_then(|w| {
                     gpu::bench(

@@ -40,6 +40,11 @@ pub const fn mbar_empty(stage: u32, stages: u32) -> u32 {
 pub const fn full_arrivals(producer_warps: u32) -> u32 {
     32 * producer_warps
 }
+/// Most splits of one block merged inside a thread-block cluster; blocks with more splits go
+/// through the combine kernel. Measured on the H200 (docs/perf.md, change 33): clusters of 2
+/// and 3 are 4-8% faster than the combine, of 4 about even, of 8 3% slower (a cluster's CTAs
+/// share one GPC, and 8 of them pack onto 4 SMs where 8 unclustered CTAs take 8).
+pub const MAX_CLUSTER_SPLITS: u32 = 4;
 /// Arrivals that complete an "empty" phase (consumer threads).
 pub const EMPTY_ARRIVALS: u32 = 32 * CONSUMER_WARPS;
 /// Online-softmax rescale threshold (log2 units): the running max a row's probabilities are
@@ -92,6 +97,10 @@ pub struct DecodeSmemPlan {
     pub total_bytes: u32,
     /// Bytes needed after the main loop to merge the consumer warps (reuses the ring).
     pub merge_bytes: u32,
+    /// Offset of the CTA's merged partial in split-KV cluster mode (reuses the ring after the
+    /// merge scratch): O `rows x head_dim` f32, then the rows' LSE (base 2) f32 (See Note
+    /// [cluster merge] in docs/DESIGN.md).
+    pub cluster_offset: u32,
 }
 
 impl DecodeGeometry {
@@ -127,10 +136,13 @@ impl DecodeGeometry {
         let merge_bytes =
             CONSUMER_WARPS * self.rows_per_block() * (self.merge_row_stride_f32() + 2) * 4;
         let ring_bytes = self.stages * stage_bytes;
-        let after = if ring_bytes > merge_bytes {
+        let cluster_offset = ring_offset + align_up(merge_bytes, 16);
+        let cluster_bytes = self.rows_per_block() * (self.head_dim + 1) * 4;
+        let reused = align_up(merge_bytes, 16) + cluster_bytes;
+        let after = if ring_bytes > reused {
             ring_bytes
         } else {
-            merge_bytes
+            reused
         };
         let mbar_offset = ring_offset + after;
         let page_ids_offset = align_up(mbar_offset + 2 * self.stages * 8, 16);
@@ -145,6 +157,7 @@ impl DecodeGeometry {
             page_ids_offset,
             total_bytes,
             merge_bytes,
+            cluster_offset,
         }
     }
 }

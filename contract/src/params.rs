@@ -199,4 +199,9 @@ pub struct DecodeParams {
     pub scale_request_stride: u32,
     /// Scale-table stride per kv head (see `k_scale`).
     pub scale_head_stride: u32,
+    /// Split-KV cluster mode: 0 (off), or the cluster size `n` (2..=`MAX_CLUSTER_SPLITS`) the
+    /// decode grid was launched with; the `n` CTAs of a cluster are the `n` splits of one block
+    /// in key order, and merge their partials through distributed shared memory instead of the
+    /// workspace and the combine kernel (See Note [cluster merge] in docs/DESIGN.md).
+    pub cluster_splits: u32,
 }

@@ -36,7 +36,9 @@ use crate::plan::MAX_SPLITS;
 use crate::plan::{plan, Plan, PlanInput};
 pub use crate::plan::{Splits, TailSplit};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
-use ferroflash_contract::decode::{combine_smem_bytes, geometry, COMBINE_THREADS, M_TILE_ROWS};
+use ferroflash_contract::decode::{
+    combine_smem_bytes, geometry, COMBINE_THREADS, MAX_CLUSTER_SPLITS, M_TILE_ROWS,
+};
 use ferroflash_contract::names::decode as names;
 pub use ferroflash_contract::names::Elem;
 use ferroflash_contract::params::{
@@ -101,6 +103,11 @@ pub struct DecodeConfig {
     /// Experimental: cut the end of every split block into small chunks that the SMs finishing
     /// first take ([`crate::plan::TailSplit`]); `None` (default): off.
     pub tail: Option<TailSplit>,
+    /// Merge split-KV partials inside thread-block clusters, without the workspace and the
+    /// combine kernel, where the plan allows it: every block in the same number of splits, at
+    /// most [`MAX_CLUSTER_SPLITS`] (see [`crate::plan::cluster_order`]); sm_90+ and not in
+    /// graph mode. Default `true`; `false` always uses the combine kernel.
+    pub cluster_merge: bool,
 }
 
 impl DecodeConfig {
@@ -129,6 +136,7 @@ impl DecodeConfig {
             splits: Splits::Auto,
             m_tiles: None,
             tail: None,
+            cluster_merge: true,
         }
     }
     /// 16-row tiles per CTA when the largest (request, kv head) has `max_rows` packed rows: the
@@ -377,6 +385,8 @@ pub struct DecodePlan {
     decode_kernel: &'static str,
     combine_kernel: &'static str,
     dims: LaunchDims,
+    /// Cluster size of the decode grid in cluster-merge mode, 0 otherwise.
+    cluster: u32,
     combine_dims: Option<LaunchDims>,
     bufs: PlanBuffers,
     /// Device addresses of a [`Timeline`] the launches stamp (0: none).
@@ -610,7 +620,8 @@ impl DecodePlan {
         let max_rows = q_lens.iter().map(|q| q * group).max().unwrap_or(0);
         let m_tiles = cfg.m_tiles_for_rows(max_rows);
         let (decode_kernel, dims, ctas_per_sm) = Self::variant(dev, cfg, m_tiles)?;
-        let plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm);
+        let mut plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm);
+        let cluster = Self::cluster_merge(dev, cfg, &mut plan, decode_kernel, dims)?;
         let rows_per_block = plan.rows_per_block() as usize;
         let sizes = BufferSizes {
             requests: q_lens.len(),
@@ -637,7 +648,8 @@ impl DecodePlan {
                 grid: (plan.work.len() as u32, 1, 1),
                 ..dims
             },
-            combine_dims: (!plan.merge.is_empty()).then(|| LaunchDims {
+            cluster,
+            combine_dims: (!plan.merge.is_empty() && cluster == 0).then(|| LaunchDims {
                 grid: (plan.merge.len() as u32, 1, 1),
                 block_threads: COMBINE_THREADS,
                 smem_bytes: combine_smem_bytes(rows_per_block as u32, max_splits),
@@ -709,6 +721,9 @@ impl DecodePlan {
                 grid: (max_work as u32, 1, 1),
                 ..dims
             },
+            // Graph mode re-plans within a fixed grid: splits vary per update, so the combine
+            // kernel (fixed grid too) merges them.
+            cluster: 0,
             combine_dims: Some(LaunchDims {
                 grid: (blocks as u32, 1, 1),
                 block_threads: COMBINE_THREADS,
@@ -795,6 +810,46 @@ impl DecodePlan {
         };
         let ctas_per_sm = launch::prepare(dev, name, dims.block_threads, dims.smem_bytes)?;
         Ok((name, dims, ctas_per_sm))
+    }
+
+    /// Cluster-merge mode for `plan` where the config, the arch and the plan allow it and the
+    /// device can hold such a cluster: reorders the work list into clusters and returns the
+    /// cluster size; 0 otherwise (See Note [cluster merge] in docs/DESIGN.md).
+    fn cluster_merge(
+        dev: &Device,
+        cfg: &DecodeConfig,
+        plan: &mut Plan,
+        kernel: &'static str,
+        dims: LaunchDims,
+    ) -> Result<u32> {
+        if !cfg.cluster_merge || dev.arch() == crate::ModuleArch::Sm80 {
+            return Ok(0);
+        }
+        let Some((n, work)) = crate::plan::cluster_order(plan, MAX_CLUSTER_SPLITS) else {
+            return Ok(0);
+        };
+        // Only when every cluster is resident at once: clusters live inside one GPC, so the
+        // slots of a GPC that do not make a whole cluster stay empty, and a grid that filled one
+        // wave unclustered can need two (session 6: W2's 64 clusters of 4 ran in two waves,
+        // 96 us instead of 68).
+        let capacity = launch::max_active_clusters(dev, kernel, dims, n)?;
+        if (capacity as usize) < plan.merge.len() {
+            return Ok(0);
+        }
+        plan.work = work;
+        Ok(n)
+    }
+
+    /// Clusters of `n` CTAs of this plan's decode variant that the device holds at once
+    /// (diagnostics: cluster-merge mode needs all of a plan's clusters resident).
+    pub fn cluster_capacity(&self, dev: &Device, n: u32) -> Result<u32> {
+        launch::max_active_clusters(dev, self.decode_kernel, self.dims, n)
+    }
+
+    /// Cluster size of the decode grid when split-KV partials are merged in clusters
+    /// ([`DecodeConfig::cluster_merge`]), 0 when the combine kernel merges them.
+    pub fn cluster_splits(&self) -> u32 {
+        self.cluster
     }
 
     fn combine_kernel(cfg: &DecodeConfig) -> &'static str {
@@ -1119,6 +1174,7 @@ impl DecodePlan {
             } else {
                 1
             },
+            cluster_splits: self.cluster,
         })
     }
 
@@ -1156,6 +1212,7 @@ impl DecodePlan {
             dev,
             self.decode_kernel,
             self.dims,
+            self.cluster,
             self.combine_kernel,
             self.combine_dims,
             stream,

@@ -90,29 +90,16 @@ pub(crate) unsafe fn launch_raw_dependent<P: KernelParams>(
     dev: &Device,
     func: &CudaFunction,
     dims: LaunchDims,
+    cluster: u32,
     stream: CUstream,
     params: &P,
 ) -> Result<()> {
     use cudarc::driver::sys;
     set_smem_limit(dev, func, dims.smem_bytes)?;
     let mut args = [params as *const P as *mut std::ffi::c_void];
-    // SAFETY: a zeroed attribute is a valid "ignore" value; we then fill the PDL one.
-    let mut attr: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
-    attr.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    attr.value.programmaticStreamSerializationAllowed = 1;
-    let cfg = sys::CUlaunchConfig {
-        gridDimX: dims.grid.0,
-        gridDimY: dims.grid.1,
-        gridDimZ: dims.grid.2,
-        blockDimX: dims.block_threads,
-        blockDimY: 1,
-        blockDimZ: 1,
-        sharedMemBytes: dims.smem_bytes,
-        hStream: stream,
-        attrs: &mut attr,
-        numAttrs: 1,
-    };
-    // SAFETY: as `launch_raw`; `cfg` and `args` outlive the call.
+    let mut attrs = launch_attrs(cluster);
+    let cfg = launch_config(dims, stream, &mut attrs, cluster);
+    // SAFETY: as `launch_raw`; `cfg`, `attrs` and `args` outlive the call.
     unsafe {
         sys::cuLaunchKernelEx(
             &cfg,
@@ -123,6 +110,62 @@ pub(crate) unsafe fn launch_raw_dependent<P: KernelParams>(
         .result()
         .map_err(Error::driver("cuLaunchKernelEx"))
     }
+}
+
+/// Launch attributes: programmatic stream serialization (PDL), and a cluster of `cluster`
+/// CTAs along x when `cluster > 1` (the second attribute is counted only then).
+fn launch_attrs(cluster: u32) -> [cudarc::driver::sys::CUlaunchAttribute; 2] {
+    use cudarc::driver::sys;
+    // SAFETY: a zeroed attribute is a valid "ignore" value; we then fill the ones we use.
+    let mut a: [sys::CUlaunchAttribute; 2] = unsafe { std::mem::zeroed() };
+    a[0].id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    a[0].value.programmaticStreamSerializationAllowed = 1;
+    a[1].id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+    a[1].value.clusterDim.x = cluster.max(1);
+    a[1].value.clusterDim.y = 1;
+    a[1].value.clusterDim.z = 1;
+    a
+}
+
+fn launch_config(
+    dims: LaunchDims,
+    stream: CUstream,
+    attrs: &mut [cudarc::driver::sys::CUlaunchAttribute; 2],
+    cluster: u32,
+) -> cudarc::driver::sys::CUlaunchConfig {
+    cudarc::driver::sys::CUlaunchConfig {
+        gridDimX: dims.grid.0,
+        gridDimY: dims.grid.1,
+        gridDimZ: dims.grid.2,
+        blockDimX: dims.block_threads,
+        blockDimY: 1,
+        blockDimZ: 1,
+        sharedMemBytes: dims.smem_bytes,
+        hStream: stream,
+        attrs: attrs.as_mut_ptr(),
+        numAttrs: if cluster > 1 { 2 } else { 1 },
+    }
+}
+
+/// Clusters of `cluster` CTAs of `kernel` (launch shape `dims`, grid ignored) that the device
+/// can hold at once (`cuOccupancyMaxActiveClusters`); 0 when such a cluster cannot run.
+pub(crate) fn max_active_clusters(
+    dev: &Device,
+    kernel: &'static str,
+    dims: LaunchDims,
+    cluster: u32,
+) -> Result<u32> {
+    let func = dev.function(kernel)?;
+    let mut attrs = launch_attrs(cluster);
+    let dims = LaunchDims {
+        grid: (cluster, 1, 1),
+        ..dims
+    };
+    let cfg = launch_config(dims, std::ptr::null_mut(), &mut attrs, cluster);
+    let mut n: std::ffi::c_int = 0;
+    // SAFETY: `cfg` describes a launch shape only (nothing runs); `n` outlives the call.
+    let r = unsafe { cudarc::driver::sys::cuOccupancyMaxActiveClusters(&mut n, func.cu_function(), &cfg) };
+    Ok(if r.result().is_ok() { n.max(0) as u32 } else { 0 })
 }
 
 /// Run one primitive self-test (see [`crate::selftest`]): upload `input`, poison the output with
@@ -214,6 +257,7 @@ pub(crate) fn decode(
     dev: &Device,
     kernel: &'static str,
     dims: LaunchDims,
+    cluster: u32,
     combine_kernel: &'static str,
     combine: Option<LaunchDims>,
     stream: CUstream,
@@ -225,19 +269,20 @@ pub(crate) fn decode(
         // read their work item and page ids (plan buffers, uploaded before the previous kernel)
         // early and wait with griddepcontrol.wait before touching Q, K/V, outputs or the
         // workspace (See Note [PDL chain] in docs/DESIGN.md).
-        unsafe { launch_chained(dev, &f, dims, stream, p)? };
+        unsafe { launch_chained(dev, &f, dims, cluster, stream, p)? };
     }
     if let Some(cd) = combine {
         let fc = dev.function(combine_kernel)?;
         // SAFETY: as above; the decode launch before it on the same stream fills the workspace
         // and the combine waits for it with griddepcontrol.wait.
-        unsafe { launch_chained(dev, &fc, cd, stream, p)? };
+        unsafe { launch_chained(dev, &fc, cd, 0, stream, p)? };
     }
     Ok(())
 }
 
-/// A programmatic dependent launch on modules that have `griddepcontrol` (sm_90a, sm_100a);
-/// a plain launch on the sm_80 module, whose kernels carry no such wait.
+/// A programmatic dependent launch (in clusters of `cluster` CTAs when > 1) on modules that
+/// have `griddepcontrol` (sm_90a, sm_100a); a plain launch on the sm_80 module, whose kernels
+/// carry no such wait (the planner never asks it for clusters).
 ///
 /// # Safety
 /// As [`launch_raw`].
@@ -245,15 +290,17 @@ unsafe fn launch_chained<P: KernelParams>(
     dev: &Device,
     f: &CudaFunction,
     dims: LaunchDims,
+    cluster: u32,
     stream: CUstream,
     p: &P,
 ) -> Result<()> {
     // SAFETY: forwarded to the caller.
     unsafe {
         if dev.arch() == crate::ModuleArch::Sm80 {
+            debug_assert!(cluster <= 1);
             launch_raw(dev, f, dims, stream, p)
         } else {
-            launch_raw_dependent(dev, f, dims, stream, p)
+            launch_raw_dependent(dev, f, dims, cluster, stream, p)
         }
     }
 }

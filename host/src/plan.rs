@@ -322,9 +322,66 @@ pub fn plan(inp: &PlanInput) -> Plan {
     }
 }
 
+/// Split-KV in clusters (See Note [cluster merge] in docs/DESIGN.md): when every output block
+/// of `plan` is split into the same number `n` of chunks, `2 <= n <= max_cluster`, the work list
+/// reordered so that CTAs `c n .. (c + 1) n` are the splits of merge block `c` in key (slot)
+/// order, and `n`; the decode grid then runs in clusters of `n` CTAs that merge their partials
+/// through distributed shared memory, and no combine runs. `None` when some block is unsplit,
+/// the blocks' split counts differ, or a count exceeds `max_cluster`.
+pub fn cluster_order(plan: &Plan, max_cluster: u32) -> Option<(u32, Vec<DecodeWork>)> {
+    let n = plan.merge.first()?.num_splits;
+    if n < 2 || n > max_cluster || plan.merge.iter().any(|m| m.num_splits != n) {
+        return None;
+    }
+    if plan.work.len() != plan.merge.len() * n as usize {
+        return None;
+    }
+    let mut by_slot: Vec<Option<DecodeWork>> = vec![None; plan.num_slots as usize];
+    for w in &plan.work {
+        let slot = by_slot.get_mut(w.partial_slot as usize)?;
+        if slot.replace(*w).is_some() {
+            return None;
+        }
+    }
+    let mut work = Vec::with_capacity(plan.work.len());
+    for m in &plan.merge {
+        for s in m.first_slot..m.first_slot + n {
+            work.push(by_slot.get(s as usize).copied().flatten()?);
+        }
+    }
+    Some((n, work))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cluster_order_groups_each_blocks_splits_in_key_order() {
+        // W2: 64 blocks in 4 splits.
+        let p = plan(&inp(&[1; 8], &[8192; 8], 32, 8));
+        let (n, work) = cluster_order(&p, 8).expect("uniform splits");
+        assert_eq!((n as usize) * p.merge.len(), work.len());
+        assert_eq!(n, p.merge[0].num_splits);
+        for (m, c) in p.merge.iter().zip(work.chunks(n as usize)) {
+            for (k, w) in c.iter().enumerate() {
+                assert_eq!((w.request, w.kv_head, w.row_start), (m.request, m.kv_head, m.row_start));
+                assert_eq!(w.partial_slot, m.first_slot + k as u32);
+            }
+            assert_eq!(c[0].kv_start, 0);
+            assert!(c.windows(2).all(|x| x[0].kv_end == x[1].kv_start));
+        }
+        let mut a = p.work.clone();
+        let mut b = work.clone();
+        a.sort_by_key(|w| w.partial_slot);
+        b.sort_by_key(|w| w.partial_slot);
+        assert_eq!(a, b, "a permutation of the work list");
+        // Too many splits for a cluster (W1: 32), unsplit blocks (W3), mixed counts (ragged).
+        assert!(cluster_order(&plan(&inp(&[1], &[32768], 32, 8)), 8).is_none());
+        assert!(cluster_order(&plan(&inp(&[1; 64], &[4096; 64], 32, 8)), 8).is_none());
+        assert!(cluster_order(&plan(&inp(&[1; 4], &[45000, 4800, 3100, 1200], 32, 8)), 8).is_none());
+        assert!(cluster_order(&p, n - 1).is_none());
+    }
 
     /// Indptrs are only copied into the work items: any monotone array of the right length does.
     const PTR: [u32; 65] = {

@@ -2,7 +2,7 @@
 //! and determinism over generated batches. `FF_PLAN_CASES` sets the case count (default 10,000).
 
 use ferroflash::plan::{
-    plan, Plan, PlanInput, Splits, TailSplit, MAX_SPLITS, MAX_TAIL_CHUNKS, MAX_WAVE_SPLITS,
+    cluster_order, plan, Plan, PlanInput, Splits, TailSplit, MAX_SPLITS, MAX_TAIL_CHUNKS, MAX_WAVE_SPLITS,
     WORKSPACE_ALIGN_BYTES,
 };
 use ferroflash_contract::params::FINAL_OUTPUT;
@@ -221,5 +221,48 @@ proptest! {
         prop_assert!(p.work.windows(2).all(|w| w[0].kv_end - w[0].kv_start >= w[1].kv_end - w[1].kv_start));
         // Deterministic.
         prop_assert_eq!(run(&b).0, p);
+    }
+
+    /// Cluster order (See Note [cluster merge] in docs/DESIGN.md), over uniform batches (the
+    /// only ones it applies to) and the random ones: offered exactly when every block is split
+    /// into the same count within the cluster limit; then a permutation of the work list whose
+    /// k-th group of `n` CTAs is merge block k's splits in slot (key) order.
+    #[test]
+    fn cluster_order_invariants(
+        b in batch(),
+        uniform in any::<bool>(),
+        max_cluster in 2u32..=8,
+    ) {
+        let mut b = b;
+        if uniform {
+            let (q, kv) = (b.q_lens[0], b.kv_lens[0]);
+            b.q_lens.iter_mut().for_each(|x| *x = q);
+            b.kv_lens.iter_mut().for_each(|x| *x = kv);
+            b.tail = None;
+        }
+        let (p, _, _) = run(&b);
+        let eligible = !p.merge.is_empty()
+            && p.work.iter().all(|w| w.partial_slot != FINAL_OUTPUT)
+            && p.merge.iter().all(|m| m.num_splits == p.merge[0].num_splits && m.num_splits <= max_cluster);
+        match cluster_order(&p, max_cluster) {
+            None => prop_assert!(!eligible, "eligible plan refused"),
+            Some((n, work)) => {
+                prop_assert!(eligible);
+                prop_assert!((2..=max_cluster).contains(&n));
+                prop_assert_eq!(work.len(), p.merge.len() * n as usize);
+                for (m, c) in p.merge.iter().zip(work.chunks(n as usize)) {
+                    for (k, w) in c.iter().enumerate() {
+                        prop_assert_eq!(w.partial_slot, m.first_slot + k as u32);
+                        prop_assert_eq!((w.request, w.kv_head, w.row_start), (m.request, m.kv_head, m.row_start));
+                    }
+                    prop_assert!(c.windows(2).all(|x| x[0].kv_end == x[1].kv_start));
+                }
+                let key = |w: &ferroflash_contract::params::DecodeWork| w.partial_slot;
+                let (mut a, mut z) = (p.work.clone(), work);
+                a.sort_by_key(key);
+                z.sort_by_key(key);
+                prop_assert_eq!(a, z);
+            }
+        }
     }
 }

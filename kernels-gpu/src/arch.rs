@@ -734,6 +734,92 @@ pub unsafe fn mbarrier_wait_parity_shared_b64(bar: Smem<u64>, parity: u32) {
 }
 
 // ------------------------------------------------------------------------------------------------
+// Thread-block clusters ("Cluster of Cooperative Thread Arrays", "barrier.cluster", "mapa",
+// distributed shared memory), sm_90+
+// ------------------------------------------------------------------------------------------------
+
+/// `%cluster_ctarank`: this CTA's rank in its cluster (0 when launched without clusters).
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub fn cluster_cta_rank() -> u32 {
+    let r: u32;
+    // SAFETY: reading a special register has no preconditions.
+    unsafe { asm!("mov.u32 {r}, %cluster_ctarank;", r = out(reg32) r, options(pure, nomem, nostack)) };
+    r
+}
+
+/// `barrier.cluster.arrive.release` then `barrier.cluster.wait.acquire`: every thread of every
+/// CTA of the cluster meets here; shared-memory writes before it are visible to the cluster's
+/// reads after it.
+///
+/// # Safety
+/// Every non-exited thread of the cluster must reach it the same number of times (a thread
+/// that never arrives hangs the cluster).
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub unsafe fn barrier_cluster_sync() {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("barrier.cluster.arrive.release;", options(nostack));
+        asm!("barrier.cluster.wait.acquire;", options(nostack));
+    }
+}
+
+/// `mapa.shared::cluster.u32`: the `.shared::cluster` address of `addr` in the shared memory of
+/// the cluster's CTA `rank`.
+///
+/// # Safety
+/// `rank` below the cluster size.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub unsafe fn mapa_shared_cluster<T>(addr: Smem<T>, rank: u32) -> DsmemAddr<T> {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("mapa.shared::cluster.u32 {r}, {a}, {k};", r = out(reg32) r, a = in(reg32) addr.addr(), k = in(reg32) rank, options(pure, nomem, nostack)) };
+    DsmemAddr { addr: r, _t: PhantomData }
+}
+
+/// A 32-bit `.shared::cluster` address (of this or another CTA of the cluster), from
+/// [`mapa_shared_cluster`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct DsmemAddr<T> {
+    addr: u32,
+    _t: PhantomData<*mut T>,
+}
+
+/// `ld.shared::cluster.u32`.
+///
+/// # Safety
+/// `src` 4-byte aligned, mapped from a live CTA of the cluster whose writes were published by a
+/// cluster barrier, and that CTA stays resident until a later cluster barrier.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub unsafe fn ld_shared_cluster_u32(src: DsmemAddr<u32>) -> u32 {
+    let v: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("ld.shared::cluster.u32 {v}, [{a}];", a = in(reg32) src.addr, v = out(reg32) v, options(nostack, readonly)) };
+    v
+}
+
+/// `ld.shared::cluster.v4.u32`: 16 bytes.
+///
+/// # Safety
+/// As [`ld_shared_cluster_u32`], 16-byte aligned.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub unsafe fn ld_shared_cluster_v4_u32(src: DsmemAddr<[u32; 4]>) -> [u32; 4] {
+    let (a, b, c, d): (u32, u32, u32, u32);
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("ld.shared::cluster.v4.u32 {{{a}, {b}, {c}, {d}}}, [{p}];",
+            p = in(reg32) src.addr, a = out(reg32) a, b = out(reg32) b, c = out(reg32) c, d = out(reg32) d,
+            options(nostack, readonly))
+    };
+    [a, b, c, d]
+}
+
+// ------------------------------------------------------------------------------------------------
 // wgmma ("Asynchronous Warpgroup Level Matrix Multiply-Accumulate"), sm_90a only
 // ------------------------------------------------------------------------------------------------
 

@@ -42,6 +42,8 @@ pub struct DecodeCase {
     pub m_tiles: Option<u32>,
     /// Experimental tail split of the plan (`None`: off).
     pub tail: Option<ferroflash::TailSplit>,
+    /// `DecodeConfig::cluster_merge` (default `true`).
+    pub cluster_merge: bool,
 }
 
 /// Where a non-finite value is planted: Q of request 0's first token, head 0, dim 3; or the K
@@ -239,6 +241,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.splits = c.splits;
     cfg.m_tiles = c.m_tiles;
     cfg.tail = c.tail;
+    cfg.cluster_merge = c.cluster_merge;
     cfg.sm_scale = Some(problem.sm_scale);
     let q_indptr = problem.q_indptr();
     let plan = DecodePlan::new(
@@ -345,10 +348,11 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     )
     .map_err(|e| format!("{e} [seed {}]", c.seed))?;
     Ok(format!(
-        "{report}; {} CTAs, {} merges, {}",
+        "{report}; {} CTAs, {} merges, {}, clusters of {}",
         plan.plan().work.len(),
         plan.plan().merge.len(),
-        plan.kernel()
+        plan.kernel(),
+        plan.cluster_splits()
     ))
 }
 
@@ -410,6 +414,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     poison: None,
                     m_tiles: None,
                     tail: None,
+                    cluster_merge: true,
                 });
                 i += 1;
             }
@@ -465,6 +470,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     poison: None,
                     m_tiles: None,
                     tail: None,
+                    cluster_merge: true,
                 });
                 i += 1;
             }
@@ -513,6 +519,10 @@ pub fn cases() -> Vec<Case> {
             run: splits_agree,
         },
         Case {
+            name: "decode/cluster_merge_against_reference",
+            run: cluster_merge,
+        },
+        Case {
             name: "decode/m_tiles_override_one_or_two_tiles",
             run: m_tiles_override,
         },
@@ -555,6 +565,7 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         poison: None,
         m_tiles: None,
         tail: None,
+                    cluster_merge: true,
     }
 }
 
@@ -855,6 +866,7 @@ fn soak(d: &Device) -> CaseResult {
             poison: None,
             m_tiles: None,
             tail: None,
+                    cluster_merge: true,
         };
         let r = if i % 100 == 99 {
             let mut small = c.clone();
@@ -921,6 +933,49 @@ fn splits_agree(d: &Device) -> CaseResult {
                 chunk_tiles: 2,
             });
             case_result(d, &c)?;
+        }
+    }
+    Ok(Outcome::Pass)
+}
+
+/// Split-KV merged inside thread-block clusters (every block in the same number of splits,
+/// 2..=`MAX_CLUSTER_SPLITS`: See Note [cluster merge] in docs/DESIGN.md): 16-bit and fp8 caches, head dims 64,
+/// 128 and 256, one and two m tiles, sinks, softcap and window, empty splits (a window shorter
+/// than the range), against the reference and bitwise stable across two runs; each case must
+/// have run in cluster mode, and again with the combine kernel (`cluster_merge = false`).
+fn cluster_merge(d: &Device) -> CaseResult {
+    for (i, (head_dim, group, q_len, splits, (q, kv))) in [
+        (128, 4, 1, 2, (DType::Bf16, DType::Bf16)),
+        (128, 4, 1, 4, (DType::Bf16, DType::Bf16)),
+        (64, 8, 4, 3, (DType::F16, DType::F16)),
+        (256, 4, 2, 4, (DType::Bf16, DType::Bf16)),
+        (128, 8, 4, 4, (DType::Bf16, DType::E4m3)),
+        (128, 4, 1, 3, (DType::E4m3, DType::E4m3)),
+        (128, 1, 16, 2, (DType::F16, DType::E5m2)),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut c = base(head_dim, [16, 3, 1, 64][i % 4], group, q_len, vec![1000 + 61 * i as u32; 3]);
+        c.kv_heads = 2;
+        (c.dtype, c.kv_dtype) = (q, kv);
+        c.scales = kv.is_fp8().then_some(ScaleLayout::PerKvHead);
+        c.splits = Splits::Fixed(splits);
+        c.sinks = i % 2 == 0;
+        c.softcap = (i % 3 == 1).then_some(30.0);
+        // A window shorter than a split leaves the first splits without a visible key.
+        c.window_left = (i % 3 == 2).then_some(100);
+        c.seed = 500 + i as u64;
+        let report = run_case(d, &c).map_err(|e| format!("{e}\n    case: {c:?}"))?;
+        // Fixed(n) cuts whole tiles, so a block may get fewer than n splits (17 tiles in 8
+        // splits: 6 chunks of 3); the plan must be clustered all the same.
+        if report.ends_with("clusters of 0") {
+            return Err(format!("expected a cluster-merge plan, got: {report}\n    case: {c:?}"));
+        }
+        c.cluster_merge = false;
+        let report = run_case(d, &c).map_err(|e| format!("combine: {e}\n    case: {c:?}"))?;
+        if !report.ends_with("clusters of 0") {
+            return Err(format!("cluster_merge = false still clustered: {report}"));
         }
     }
     Ok(Outcome::Pass)

@@ -150,6 +150,15 @@ pub unsafe fn decode_cta<O: Operands, const D: usize, const NT: usize, const KS:
             // The ring becomes the consumers' merge scratch: meet them once more after the
             // last copy landed (See Note [ring reuse] in docs/DESIGN.md).
             barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads());
+            // In cluster mode every thread of the cluster meets at the two cluster barriers
+            // of `cluster_merge`.
+            if in_cluster(p) {
+                #[cfg(target_feature = "sm_90")]
+                {
+                    barrier_cluster_sync();
+                    barrier_cluster_sync();
+                }
+            }
         } else {
             consumer::<O, D, NT, KS, MT, STAGES>(p, &b, warp, mbar);
         }
@@ -273,6 +282,13 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     // not rest on that alone (copies not committed to a group are not covered by wait_group).
     cp_async_commit_group();
     cp_async_wait_group::<0>();
+}
+
+/// Split-KV cluster mode (See Note [cluster merge] in docs/DESIGN.md): never on the sm_80
+/// module, whose launches carry no clusters.
+#[inline(always)]
+fn in_cluster(p: &DecodeParams) -> bool {
+    cfg!(target_feature = "sm_90") && p.cluster_splits > 1
 }
 
 /// Token index (within the request) of local packed row `lr`, and whether it is a real row.
@@ -548,6 +564,9 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
     unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
 
     let final_out = b.work.partial_slot == FINAL_OUTPUT;
+    // Cluster mode: this CTA's partial stays in its shared memory for `cluster_merge`.
+    let cluster = in_cluster(p) && !final_out;
+    let s_co: Smem<f32> = dynamic_smem_base().byte_add(b.plan.cluster_offset);
     let v_scale = scale_of(p, p.v_scale, &b.work);
     // Pass 1, one thread per row: merged max and sum (plus the sink on the final output); each
     // warp's weight overwrites its max; the row's LSE is stored.
@@ -592,6 +611,9 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
                     // SAFETY: a real row of the validated LSE tensor.
                     unsafe { *Gmem::<f32>::from_addr(p.lse).add(at as u64).ptr() = lse_log2 * LN_2 };
                 }
+            } else if cluster {
+                // SAFETY: inside the plan's cluster region (rows x D f32, then rows f32).
+                unsafe { st_shared_u32(s_co.add(rows * D as u32 + lr).byte_add(0), lse_log2.to_bits()) };
             } else {
                 let at = b.work.partial_slot * p.rows_per_block + lr;
                 // SAFETY: slot inside the planner's workspace.
@@ -627,6 +649,13 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
                 let v = [O::EO::pack(o[0], o[1]), O::EO::pack(o[2], o[3]), O::EO::pack(o[4], o[5]), O::EO::pack(o[6], o[7])];
                 // SAFETY: a real row of the validated output; 16-byte aligned (D % 8 == 0).
                 unsafe { st_global_v4_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
+            } else if cluster {
+                let at = s_co.add(lr * D as u32 + d);
+                // SAFETY: inside the plan's cluster region; 16-byte aligned (d % 8 == 0).
+                unsafe {
+                    st_shared_v4_u32(at.byte_add(0), [o[0].to_bits(), o[1].to_bits(), o[2].to_bits(), o[3].to_bits()]);
+                    st_shared_v4_u32(at.add(4).byte_add(0), [o[4].to_bits(), o[5].to_bits(), o[6].to_bits(), o[7].to_bits()]);
+                }
             } else {
                 let at = (b.work.partial_slot * p.rows_per_block + lr) as u64 * D as u64 + d as u64;
                 let g = Gmem::<f32>::from_addr(p.partial_o).add(at);
@@ -639,8 +668,102 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
         }
         idx += CONSUMER_WARPS * 32;
     }
+    if in_cluster(p) {
+        #[cfg(target_feature = "sm_90")]
+        // SAFETY: forwarded; every consumer thread gets here, the load warps meet the same two
+        // cluster barriers in `decode_cta`.
+        unsafe {
+            cluster_merge::<O, D>(p, b, s_co)
+        };
+    }
     if tid == 0 {
         // SAFETY: the host sized the timeline for the grid (or passed none).
         unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::Exit, global_timer_ns()) };
     }
+}
+
+/// Split-KV merge inside a thread-block cluster (See Note [cluster merge] in docs/DESIGN.md):
+/// the `n` CTAs of the cluster are the `n` splits of one block in key order, each with its
+/// normalised partial O and LSE in its shared memory (`s_co`). After a cluster barrier, CTA
+/// `rank` takes every `n`-th (row, 8 dims) unit: it reads the `n` LSEs and partial O chunks
+/// through distributed shared memory, merges them by LSE with the sink (the combine kernel's
+/// arithmetic, in key order: bitwise reproducible) and writes O and LSE. A second cluster
+/// barrier keeps every CTA resident until the others are done reading it.
+///
+/// # Safety
+/// Cluster-mode launch contract (`p.cluster_splits` is the cluster size; the cluster's CTAs
+/// are one block's splits); reached by all 128 consumer threads of every CTA of the cluster.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, s_co: Smem<f32>) {
+    const N: usize = MAX_CLUSTER_SPLITS as usize;
+    // SAFETY: see the function doc.
+    unsafe { barrier_cluster_sync() };
+    let n = p.cluster_splits;
+    let rows = b.geo.rows_per_block();
+    let s_lse = s_co.add(rows * D as u32);
+    let chunks = D as u32 / 8;
+    let mut idx = cluster_cta_rank() * CONSUMER_WARPS * 32 + thread_idx_x();
+    while idx < rows * chunks {
+        let (lr, d) = (idx / chunks, 8 * (idx % chunks));
+        let (i, real) = row_token(p, b, lr);
+        if real {
+            let mut lse = [f32::NEG_INFINITY; N];
+            for (c, x) in lse.iter_mut().enumerate() {
+                if (c as u32) < n {
+                    // SAFETY: rank c < n is a CTA of this cluster; published by the barrier.
+                    *x = f32::from_bits(unsafe { ld_shared_cluster_u32(mapa_shared_cluster(s_lse.add(lr).byte_add::<u32>(0), c as u32)) });
+                }
+            }
+            let sink = if p.sinks != NONE_ADDR {
+                // SAFETY: per-q-head table.
+                f32::from_bits(unsafe { table_u32(p.sinks, row_head(p, b, lr)) }) * LOG2_E
+            } else {
+                f32::NEG_INFINITY
+            };
+            let m = lse.iter().fold(f32::NEG_INFINITY, |a, &x| a.max(x)).max(sink);
+            let r = exp_ref(m);
+            let mut l = ex2_approx_ftz_f32(sink - r);
+            let mut w = [0f32; N];
+            for c in 0..N {
+                if (c as u32) < n {
+                    w[c] = ex2_approx_ftz_f32(lse[c] - r);
+                    l += w[c];
+                }
+            }
+            let inv = if l != 0.0 { 1.0 / l } else { 0.0 };
+            let mut o = [0f32; 8];
+            for c in 0..N {
+                let wc = w[c] * inv;
+                // Empty splits (weight 0) are not read; a NaN weight is, and stays NaN in O.
+                if (c as u32) < n && wc != 0.0 {
+                    let at = s_co.add(lr * D as u32 + d);
+                    // SAFETY: as above; 16-byte aligned (d % 8 == 0).
+                    let (x, y) = unsafe {
+                        (
+                            ld_shared_cluster_v4_u32(mapa_shared_cluster(at.byte_add::<[u32; 4]>(0), c as u32)),
+                            ld_shared_cluster_v4_u32(mapa_shared_cluster(at.add(4).byte_add::<[u32; 4]>(0), c as u32)),
+                        )
+                    };
+                    for k in 0..4 {
+                        o[k] += wc * f32::from_bits(x[k]);
+                        o[4 + k] += wc * f32::from_bits(y[k]);
+                    }
+                }
+            }
+            let at = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 + d as u64;
+            let v = [O::EO::pack(o[0], o[1]), O::EO::pack(o[2], o[3]), O::EO::pack(o[4], o[5]), O::EO::pack(o[6], o[7])];
+            // SAFETY: a real row of the validated output; 16-byte aligned (D % 8 == 0).
+            unsafe { st_global_v4_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
+            if d == 0 && p.lse != NONE_ADDR {
+                let lse_ln = if l != 0.0 { (m + lg2_approx_ftz_f32(l)) * LN_2 } else { f32::NEG_INFINITY };
+                let at = (b.first_token + i) * p.q_heads + row_head(p, b, lr);
+                // SAFETY: a real row of the validated LSE tensor.
+                unsafe { *Gmem::<f32>::from_addr(p.lse).add(at as u64).ptr() = lse_ln };
+            }
+        }
+        idx += n * CONSUMER_WARPS * 32;
+    }
+    // SAFETY: see the function doc.
+    unsafe { barrier_cluster_sync() };
 }
