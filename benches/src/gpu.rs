@@ -588,7 +588,7 @@ fn bench_case(
             c.plans[0].ctas_per_sm(),
             plan.merge.len(),
             match (c.plans[0].cluster_splits(), plan.merge.first().map(|m| m.num_splits)) {
-                (0, Some(n)) if n <= 8 && plan.merge.iter().all(|m| m.num_splits == n) => format!(
+                (0, Some(n)) if n <= ferroflash_contract::decode::MAX_CLUSTER_SPLITS && plan.merge.iter().all(|m| m.num_splits == n) => format!(
                     " (clusters of {n}: {} fit, not used)",
                     c.plans[0].cluster_capacity(dev, n).unwrap_or(0)
                 ),

@@ -828,6 +828,8 @@ impl DecodePlan {
         let Some((n, work)) = crate::plan::cluster_order(plan, MAX_CLUSTER_SPLITS) else {
             return Ok(0);
         };
+        // The kernel merges at most MAX_CLUSTER_SPLITS partials per cluster.
+        assert!((2..=MAX_CLUSTER_SPLITS).contains(&n));
         // Only when every cluster is resident at once: clusters live inside one GPC, so the
         // slots of a GPC that do not make a whole cluster stay empty, and a grid that filled one
         // wave unclustered can need two (session 6: W2's 64 clusters of 4 ran in two waves,
@@ -1210,11 +1212,8 @@ impl DecodePlan {
         // the `run_raw` caller's contract).
         launch::decode(
             dev,
-            self.decode_kernel,
-            self.dims,
-            self.cluster,
-            self.combine_kernel,
-            self.combine_dims,
+            (self.decode_kernel, self.dims, self.cluster),
+            self.combine_dims.map(|d| (self.combine_kernel, d)),
             stream,
             &p,
         )

@@ -164,8 +164,14 @@ pub(crate) fn max_active_clusters(
     let cfg = launch_config(dims, std::ptr::null_mut(), &mut attrs, cluster);
     let mut n: std::ffi::c_int = 0;
     // SAFETY: `cfg` describes a launch shape only (nothing runs); `n` outlives the call.
-    let r = unsafe { cudarc::driver::sys::cuOccupancyMaxActiveClusters(&mut n, func.cu_function(), &cfg) };
-    Ok(if r.result().is_ok() { n.max(0) as u32 } else { 0 })
+    let r = unsafe {
+        cudarc::driver::sys::cuOccupancyMaxActiveClusters(&mut n, func.cu_function(), &cfg)
+    };
+    Ok(if r.result().is_ok() {
+        n.max(0) as u32
+    } else {
+        0
+    })
 }
 
 /// Run one primitive self-test (see [`crate::selftest`]): upload `input`, poison the output with
@@ -253,16 +259,16 @@ pub(crate) fn prepare(
 ///
 /// Establishing validity is the caller's job inside this crate: `ferroflash::decode` builds `p`
 /// only from validated tables and tensors, and `run_raw`'s caller vouches for raw addresses.
+/// `decode` is `(kernel, launch shape, cluster size or 0)`, `combine` the combine kernel and its
+/// launch shape when it runs.
 pub(crate) fn decode(
     dev: &Device,
-    kernel: &'static str,
-    dims: LaunchDims,
-    cluster: u32,
-    combine_kernel: &'static str,
-    combine: Option<LaunchDims>,
+    decode: (&'static str, LaunchDims, u32),
+    combine: Option<(&'static str, LaunchDims)>,
     stream: CUstream,
     p: &ferroflash_contract::params::DecodeParams,
 ) -> Result<()> {
+    let (kernel, dims, cluster) = decode;
     let f = dev.function(kernel)?;
     if dims.grid.0 > 0 {
         // SAFETY: see the function doc: `p` was built from validated inputs. The decode CTAs
@@ -271,7 +277,7 @@ pub(crate) fn decode(
         // workspace (See Note [PDL chain] in docs/DESIGN.md).
         unsafe { launch_chained(dev, &f, dims, cluster, stream, p)? };
     }
-    if let Some(cd) = combine {
+    if let Some((combine_kernel, cd)) = combine {
         let fc = dev.function(combine_kernel)?;
         // SAFETY: as above; the decode launch before it on the same stream fills the workspace
         // and the combine waits for it with griddepcontrol.wait.

@@ -365,7 +365,10 @@ mod tests {
         assert_eq!(n, p.merge[0].num_splits);
         for (m, c) in p.merge.iter().zip(work.chunks(n as usize)) {
             for (k, w) in c.iter().enumerate() {
-                assert_eq!((w.request, w.kv_head, w.row_start), (m.request, m.kv_head, m.row_start));
+                assert_eq!(
+                    (w.request, w.kv_head, w.row_start),
+                    (m.request, m.kv_head, m.row_start)
+                );
                 assert_eq!(w.partial_slot, m.first_slot + k as u32);
             }
             assert_eq!(c[0].kv_start, 0);
@@ -379,7 +382,9 @@ mod tests {
         // Too many splits for a cluster (W1: 32), unsplit blocks (W3), mixed counts (ragged).
         assert!(cluster_order(&plan(&inp(&[1], &[32768], 32, 8)), 8).is_none());
         assert!(cluster_order(&plan(&inp(&[1; 64], &[4096; 64], 32, 8)), 8).is_none());
-        assert!(cluster_order(&plan(&inp(&[1; 4], &[45000, 4800, 3100, 1200], 32, 8)), 8).is_none());
+        assert!(
+            cluster_order(&plan(&inp(&[1; 4], &[45000, 4800, 3100, 1200], 32, 8)), 8).is_none()
+        );
         assert!(cluster_order(&p, n - 1).is_none());
     }
 

@@ -2,8 +2,8 @@
 //! and determinism over generated batches. `FF_PLAN_CASES` sets the case count (default 10,000).
 
 use ferroflash::plan::{
-    cluster_order, plan, Plan, PlanInput, Splits, TailSplit, MAX_SPLITS, MAX_TAIL_CHUNKS, MAX_WAVE_SPLITS,
-    WORKSPACE_ALIGN_BYTES,
+    cluster_order, plan, Plan, PlanInput, Splits, TailSplit, MAX_SPLITS, MAX_TAIL_CHUNKS,
+    MAX_WAVE_SPLITS, WORKSPACE_ALIGN_BYTES,
 };
 use ferroflash_contract::params::FINAL_OUTPUT;
 use proptest::prelude::*;

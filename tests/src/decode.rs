@@ -523,6 +523,10 @@ pub fn cases() -> Vec<Case> {
             run: cluster_merge,
         },
         Case {
+            name: "decode/cluster_merge_m32_and_non_finite",
+            run: cluster_merge_more,
+        },
+        Case {
             name: "decode/m_tiles_override_one_or_two_tiles",
             run: m_tiles_override,
         },
@@ -565,7 +569,7 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         poison: None,
         m_tiles: None,
         tail: None,
-                    cluster_merge: true,
+        cluster_merge: true,
     }
 }
 
@@ -866,7 +870,7 @@ fn soak(d: &Device) -> CaseResult {
             poison: None,
             m_tiles: None,
             tail: None,
-                    cluster_merge: true,
+            cluster_merge: true,
         };
         let r = if i % 100 == 99 {
             let mut small = c.clone();
@@ -956,7 +960,13 @@ fn cluster_merge(d: &Device) -> CaseResult {
     .into_iter()
     .enumerate()
     {
-        let mut c = base(head_dim, [16, 3, 1, 64][i % 4], group, q_len, vec![1000 + 61 * i as u32; 3]);
+        let mut c = base(
+            head_dim,
+            [16, 3, 1, 64][i % 4],
+            group,
+            q_len,
+            vec![1000 + 61 * i as u32; 3],
+        );
         c.kv_heads = 2;
         (c.dtype, c.kv_dtype) = (q, kv);
         c.scales = kv.is_fp8().then_some(ScaleLayout::PerKvHead);
@@ -970,12 +980,56 @@ fn cluster_merge(d: &Device) -> CaseResult {
         // Fixed(n) cuts whole tiles, so a block may get fewer than n splits (17 tiles in 8
         // splits: 6 chunks of 3); the plan must be clustered all the same.
         if report.ends_with("clusters of 0") {
-            return Err(format!("expected a cluster-merge plan, got: {report}\n    case: {c:?}"));
+            return Err(format!(
+                "expected a cluster-merge plan, got: {report}\n    case: {c:?}"
+            ));
         }
         c.cluster_merge = false;
         let report = run_case(d, &c).map_err(|e| format!("combine: {e}\n    case: {c:?}"))?;
         if !report.ends_with("clusters of 0") {
             return Err(format!("cluster_merge = false still clustered: {report}"));
+        }
+    }
+    Ok(Outcome::Pass)
+}
+
+/// More cluster-merge coverage (added after session 6's last device call): the 16-bit d128 m32
+/// variants (four load warps, all of which meet the cluster barriers) and non-finite inputs
+/// (NaN and inf in Q, K or V of request 0 must reach O and LSE as in the reference, through
+/// the cluster merge's weights).
+fn cluster_merge_more(d: &Device) -> CaseResult {
+    let mut cases = Vec::new();
+    for (i, (dt, splits)) in [(DType::Bf16, 2), (DType::F16, 4)].into_iter().enumerate() {
+        let mut c = base(128, 16, 8, 4, vec![900; 2]);
+        c.kv_heads = 2;
+        (c.dtype, c.kv_dtype) = (dt, dt);
+        c.splits = Splits::Fixed(splits);
+        c.sinks = i == 0;
+        c.seed = 600 + i as u64;
+        cases.push(c);
+    }
+    for (j, poison) in [
+        Poison::Q(f32::NAN),
+        Poison::K(f32::NAN),
+        Poison::V(f32::INFINITY),
+        Poison::K(f32::NEG_INFINITY),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut c = base(128, 16, 4, 2, vec![700; 3]);
+        c.kv_heads = 2;
+        c.splits = Splits::Fixed(2 + j as u32 % 3);
+        c.poison = Some(poison);
+        c.seed = 700 + j as u64;
+        cases.push(c);
+    }
+    for c in cases {
+        let report = run_case(d, &c).map_err(|e| format!("{e}\n    case: {c:?}"))?;
+        if report.ends_with("clusters of 0") {
+            return Err(format!(
+                "expected a cluster-merge plan, got: {report}\n    case: {c:?}"
+            ));
         }
     }
     Ok(Outcome::Pass)
