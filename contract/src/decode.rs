@@ -43,7 +43,8 @@ pub const fn full_arrivals(producer_warps: u32) -> u32 {
 /// Most splits of one block merged inside a thread-block cluster; blocks with more splits go
 /// through the combine kernel. Measured on the H200 (docs/perf.md, change 33): clusters of 2
 /// and 3 are 4-8% faster than the combine, of 4 about even, of 8 3% slower (a cluster's CTAs
-/// share one GPC, and 8 of them pack onto 4 SMs where 8 unclustered CTAs take 8).
+/// share one GPC; likely cause, not measured: 8 of them pack onto 4 SMs where 8 unclustered
+/// CTAs take 8).
 pub const MAX_CLUSTER_SPLITS: u32 = 4;
 /// Arrivals that complete an "empty" phase (consumer threads).
 pub const EMPTY_ARRIVALS: u32 = 32 * CONSUMER_WARPS;
