@@ -7,12 +7,12 @@
 //!    loads in flight, then a butterfly reduction: Σ weight × partial O; empty splits (weight 0)
 //!    are not read.
 
-use super::softmax::exp_ref;
+use super::softmax::{exp_ref, sink_log2};
 use crate::arch::*;
 use crate::tile::{table_u32, timeline_stamp, warp_max, warp_sum, Elem16};
 use ferroflash_contract::decode::{COMBINE_THREADS, MAX_SPLITS};
 use ferroflash_contract::params::{DecodeParams, MergeWork, TimelineEvent, NONE_ADDR};
-use ferroflash_contract::softmax::{LN_2, LOG2_E};
+use ferroflash_contract::softmax::LN_2;
 
 /// # Safety
 /// Launched with [`COMBINE_THREADS`] threads and `combine_smem_bytes(rows_per_block,
@@ -84,7 +84,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
                 *x = f32::from_bits(unsafe { ld_global_u32(Gmem::from_addr(p.partial_lse).add(((mw.first_slot + s) * p.rows_per_block + lr) as u64)) });
             }
         }
-        let sink = if p.sinks != NONE_ADDR { f32::from_bits(ld(p.sinks, head_of(lr))) * LOG2_E } else { f32::NEG_INFINITY };
+        let sink = sink_log2(p, head_of(lr));
         // SAFETY: full warp.
         let m = unsafe { warp_max(lse.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b))) }.max(sink);
         let r = exp_ref(m);

@@ -14,12 +14,12 @@
 //! it. The phase parity of a tile `t` in stage `t % STAGES` is `(t / STAGES) & 1`.
 
 use super::kv::{q_block_order, KvFormat, QFormat};
-use super::softmax::{exp_ref, RowMask, ScoreTransform};
+use super::softmax::{exp_ref, sink_log2, RowMask, ScoreTransform};
 use crate::arch::*;
 use crate::tile::*;
 use ferroflash_contract::decode::*;
 use ferroflash_contract::params::{DecodeParams, DecodeWork, TimelineEvent, FINAL_OUTPUT, NONE_ADDR};
-use ferroflash_contract::softmax::{LN_2, LOG2_E};
+use ferroflash_contract::softmax::LN_2;
 
 /// Per-CTA scalars read once from the work item and the request tables.
 #[derive(Clone, Copy)]
@@ -577,12 +577,7 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
             // SAFETY: inside the scratch.
             m = m.max(f32::from_bits(unsafe { ld_shared_u32(s_m.add(w * rows + lr).byte_add(0)) }));
         }
-        let sink = if final_out && p.sinks != NONE_ADDR {
-            // SAFETY: per-q-head table.
-            f32::from_bits(unsafe { table_u32(p.sinks, row_head(p, b, lr)) }) * LOG2_E
-        } else {
-            f32::NEG_INFINITY
-        };
+        let sink = if final_out { sink_log2(p, row_head(p, b, lr)) } else { f32::NEG_INFINITY };
         m = m.max(sink);
         let r = exp_ref(m);
         let mut l = ex2_approx_ftz_f32(sink - r);
@@ -645,10 +640,8 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
                 }
             }
             if final_out {
-                let at = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 + d as u64;
-                let v = [O::EO::pack(o[0], o[1]), O::EO::pack(o[2], o[3]), O::EO::pack(o[4], o[5]), O::EO::pack(o[6], o[7])];
-                // SAFETY: a real row of the validated output; 16-byte aligned (D % 8 == 0).
-                unsafe { st_global_v4_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
+                // SAFETY: a real row.
+                unsafe { store_out8::<O, D>(p, b, i, lr, d, &o) };
             } else if cluster {
                 let at = s_co.add(lr * D as u32 + d);
                 // SAFETY: inside the plan's cluster region; 16-byte aligned (d % 8 == 0).
@@ -680,6 +673,19 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
         // SAFETY: the host sized the timeline for the grid (or passed none).
         unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::Exit, global_timer_ns()) };
     }
+}
+
+/// Store dims `d..d + 8` of the final output row of token `i` (within the request) and local
+/// packed row `lr`, rounded to the output type.
+///
+/// # Safety
+/// `(i, lr)` is a real row of the validated output; `d % 8 == 0`, `d + 8 <= D`.
+#[inline(always)]
+unsafe fn store_out8<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i: u32, lr: u32, d: u32, o: &[f32; 8]) {
+    let at = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 + d as u64;
+    let v = [O::EO::pack(o[0], o[1]), O::EO::pack(o[2], o[3]), O::EO::pack(o[4], o[5]), O::EO::pack(o[6], o[7])];
+    // SAFETY: forwarded; 16-byte aligned (D % 8 == 0).
+    unsafe { st_global_v4_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
 }
 
 /// Split-KV merge inside a thread-block cluster (See Note [cluster merge] in docs/DESIGN.md):
@@ -715,12 +721,7 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
                     *x = f32::from_bits(unsafe { ld_shared_cluster_u32(mapa_shared_cluster(s_lse.add(lr).byte_add::<u32>(0), c as u32)) });
                 }
             }
-            let sink = if p.sinks != NONE_ADDR {
-                // SAFETY: per-q-head table.
-                f32::from_bits(unsafe { table_u32(p.sinks, row_head(p, b, lr)) }) * LOG2_E
-            } else {
-                f32::NEG_INFINITY
-            };
+            let sink = sink_log2(p, row_head(p, b, lr));
             let m = lse.iter().fold(f32::NEG_INFINITY, |a, &x| a.max(x)).max(sink);
             let r = exp_ref(m);
             let mut l = ex2_approx_ftz_f32(sink - r);
@@ -751,10 +752,8 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
                     }
                 }
             }
-            let at = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 + d as u64;
-            let v = [O::EO::pack(o[0], o[1]), O::EO::pack(o[2], o[3]), O::EO::pack(o[4], o[5]), O::EO::pack(o[6], o[7])];
-            // SAFETY: a real row of the validated output; 16-byte aligned (D % 8 == 0).
-            unsafe { st_global_v4_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
+            // SAFETY: a real row.
+            unsafe { store_out8::<O, D>(p, b, i, lr, d, &o) };
             if d == 0 && p.lse != NONE_ADDR {
                 let lse_ln = if l != 0.0 { (m + lg2_approx_ftz_f32(l)) * LN_2 } else { f32::NEG_INFINITY };
                 let at = (b.first_token + i) * p.q_heads + row_head(p, b, lr);

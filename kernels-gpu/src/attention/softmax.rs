@@ -1,6 +1,20 @@
 //! Score transform and masks shared by the decode consumers.
 
 use crate::arch::*;
+use crate::tile::table_u32;
+use ferroflash_contract::params::{DecodeParams, NONE_ADDR};
+use ferroflash_contract::softmax::LOG2_E;
+
+/// The sink logit of q head `q_head` in log2 units, or `-inf` without sinks.
+#[inline(always)]
+pub fn sink_log2(p: &DecodeParams, q_head: u32) -> f32 {
+    if p.sinks != NONE_ADDR {
+        // SAFETY: per-q-head table of `q_heads` entries, validated by the host.
+        f32::from_bits(unsafe { table_u32(p.sinks, q_head) }) * LOG2_E
+    } else {
+        f32::NEG_INFINITY
+    }
+}
 
 /// How raw `q·k` becomes a base-2 logit.
 #[derive(Clone, Copy)]
