@@ -1505,9 +1505,11 @@ fn timeline_records(d: &Device) -> CaseResult {
         let (dec, comb) = tl.read(d).map_err(ff)?;
         let work = &plan.plan().work;
         let merge = &plan.plan().merge;
-        if dec.len() != work.len() || comb.len() != merge.len() {
+        // `combine_parts` CTAs per merge item, item-major.
+        let parts = plan.combine_parts() as usize;
+        if dec.len() != work.len() || comb.len() != merge.len() * parts {
             return Err(format!(
-                "fp8 {fp8}: {} / {} records for {} / {} CTAs",
+                "fp8 {fp8}: {} / {} records for {} / {} x {parts} CTAs",
                 dec.len(),
                 comb.len(),
                 work.len(),
@@ -1536,7 +1538,11 @@ fn timeline_records(d: &Device) -> CaseResult {
             }
             last_exit = last_exit.max(ev(E::Exit));
         }
-        for (i, (r, m)) in comb.iter().zip(merge).enumerate() {
+        for (i, (r, m)) in comb
+            .iter()
+            .zip(merge.iter().flat_map(|m| std::iter::repeat_n(m, parts)))
+            .enumerate()
+        {
             let ev = |e: E| r[e as usize];
             if !(ev(E::Entry) > 0
                 && ev(E::Entry) <= ev(E::DependencyMet)
