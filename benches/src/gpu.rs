@@ -198,6 +198,8 @@ pub struct Knobs {
     pub tail: Option<ferroflash::TailSplit>,
     /// `--cluster on|off`.
     pub cluster_merge: bool,
+    /// `--combine-parts auto|N`.
+    pub combine_parts: Option<u32>,
 }
 
 /// Value pattern of the pools: element `e` holds `block[e % block.len()]`.
@@ -238,6 +240,7 @@ impl Case {
         cfg.m_tiles = knobs.m_tiles;
         cfg.tail = knobs.tail;
         cfg.cluster_merge = knobs.cluster_merge;
+        cfg.combine_parts = knobs.combine_parts;
         let s = dev.stream();
         let pool_elems = cfg.pool_elems();
         let mut rng = Rng(0x5eed ^ page as u64);
@@ -583,10 +586,15 @@ fn bench_case(
         "timing": timing,
         "status": "ok",
         "note": format!(
-            "{} CTAs ({}/SM), {} merged blocks{}, {}",
+            "{} CTAs ({}/SM), {} merged blocks{}{}, {}",
             plan.work.len(),
             c.plans[0].ctas_per_sm(),
             plan.merge.len(),
+            if !plan.merge.is_empty() && c.plans[0].cluster_splits() == 0 {
+                format!(" x{} combine CTAs", c.plans[0].combine_parts())
+            } else {
+                String::new()
+            },
             match (c.plans[0].cluster_splits(), plan.merge.first().map(|m| m.num_splits)) {
                 (0, Some(n)) if n <= ferroflash_contract::decode::MAX_CLUSTER_SPLITS && plan.merge.iter().all(|m| m.num_splits == n) => format!(
                     " (clusters of {n}: {} fit, not used)",

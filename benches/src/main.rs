@@ -60,6 +60,9 @@ enum Cmd {
         /// (`on`, the default) or always with the combine kernel (`off`).
         #[arg(long, default_value = "on")]
         cluster: String,
+        /// Combine CTAs per split block (`auto`, or a power of two up to head_dim / 16).
+        #[arg(long, default_value = "auto")]
+        combine_parts: String,
         /// Also record per-CTA timestamps of one call (after timing) into DIR/timeline-*.json
         /// and print where the call's time goes.
         #[arg(long, value_name = "DIR")]
@@ -109,6 +112,7 @@ fn main() {
             m_tiles,
             tail,
             cluster,
+            combine_parts,
             timeline,
         } => {
             let splits = match splits.as_str() {
@@ -134,12 +138,20 @@ fn main() {
                 "off" => Ok(false),
                 c => Err(format!("--cluster {c}: on or off")),
             };
+            let combine_parts = match combine_parts.as_str() {
+                "auto" => Ok(None),
+                n => n
+                    .parse()
+                    .map(Some)
+                    .map_err(|_| format!("--combine-parts {n}: auto or a number")),
+            };
             splits.and_then(|splits| {
                 let knobs = gpu::Knobs {
                     splits,
                     m_tiles: m_tiles?,
                     tail: tail?,
                     cluster_merge: cluster_merge?,
+                    combine_parts: combine_parts?,
                 };
                 load(&common).and_then(|w| {
                     gpu::bench(

@@ -204,4 +204,8 @@ pub struct DecodeParams {
     /// in key order, and merge their partials through distributed shared memory instead of the
     /// workspace and the combine kernel (See Note [cluster merge] in docs/DESIGN.md).
     pub cluster_splits: u32,
+    /// Combine CTAs per merge item (>= 1, a power of two dividing `head_dim / 4`): combine CTA
+    /// `b` merges item `b / combine_parts` over columns `part * head_dim / combine_parts ..`
+    /// with `part = b % combine_parts` (See Note [combine parts] in docs/DESIGN.md).
+    pub combine_parts: u32,
 }

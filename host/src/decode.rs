@@ -108,6 +108,9 @@ pub struct DecodeConfig {
     /// most [`MAX_CLUSTER_SPLITS`] (see [`crate::plan::cluster_order`]); sm_90+ and not in
     /// graph mode. Default `true`; `false` always uses the combine kernel.
     pub cluster_merge: bool,
+    /// Combine CTAs per split block (column parts, a power of two up to `head_dim / 16`):
+    /// `None` (default) = automatic ([`crate::plan::combine_parts`]).
+    pub combine_parts: Option<u32>,
 }
 
 impl DecodeConfig {
@@ -137,6 +140,7 @@ impl DecodeConfig {
             m_tiles: None,
             tail: None,
             cluster_merge: true,
+            combine_parts: None,
         }
     }
     /// 16-row tiles per CTA when the largest (request, kv head) has `max_rows` packed rows: the
@@ -387,6 +391,8 @@ pub struct DecodePlan {
     dims: LaunchDims,
     /// Cluster size of the decode grid in cluster-merge mode, 0 otherwise.
     cluster: u32,
+    /// Combine CTAs per merge item ([`crate::plan::combine_parts`]).
+    combine_parts: u32,
     combine_dims: Option<LaunchDims>,
     bufs: PlanBuffers,
     /// Device addresses of a [`Timeline`] the launches stamp (0: none).
@@ -623,6 +629,12 @@ impl DecodePlan {
         let mut plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm);
         let cluster = Self::cluster_merge(dev, cfg, &mut plan, decode_kernel, dims)?;
         let rows_per_block = plan.rows_per_block() as usize;
+        let parts = crate::plan::combine_parts(
+            plan.merge.len() as u32,
+            dev.caps().sm_count,
+            cfg.head_dim,
+            cfg.combine_parts,
+        );
         let sizes = BufferSizes {
             requests: q_lens.len(),
             page_entries: tables.page_indptr[q_lens.len()] as usize,
@@ -649,8 +661,9 @@ impl DecodePlan {
                 ..dims
             },
             cluster,
+            combine_parts: parts,
             combine_dims: (!plan.merge.is_empty() && cluster == 0).then(|| LaunchDims {
-                grid: (plan.merge.len() as u32, 1, 1),
+                grid: (plan.merge.len() as u32 * parts, 1, 1),
                 block_threads: COMBINE_THREADS,
                 smem_bytes: combine_smem_bytes(rows_per_block as u32, max_splits),
             }),
@@ -702,6 +715,13 @@ impl DecodePlan {
             head_dim: cfg.head_dim as usize,
         };
         let bufs = PlanBuffers::alloc(dev, sizes)?;
+        // Sized for the capacity's blocks (the grid is fixed at capture).
+        let parts = crate::plan::combine_parts(
+            blocks as u32,
+            dev.caps().sm_count,
+            cfg.head_dim,
+            cfg.combine_parts,
+        );
         Ok(DecodePlan {
             cfg: cfg.clone(),
             plan: Plan {
@@ -724,8 +744,9 @@ impl DecodePlan {
             // Graph mode re-plans within a fixed grid: splits vary per update, so the combine
             // kernel (fixed grid too) merges them.
             cluster: 0,
+            combine_parts: parts,
             combine_dims: Some(LaunchDims {
-                grid: (blocks as u32, 1, 1),
+                grid: (blocks as u32 * parts, 1, 1),
                 block_threads: COMBINE_THREADS,
                 smem_bytes: combine_smem_bytes(rows_per_block, MAX_SPLITS),
             }),
@@ -852,6 +873,12 @@ impl DecodePlan {
     /// ([`DecodeConfig::cluster_merge`]), 0 when the combine kernel merges them.
     pub fn cluster_splits(&self) -> u32 {
         self.cluster
+    }
+
+    /// Combine CTAs per split block ([`crate::plan::combine_parts`]); meaningful when the
+    /// combine kernel runs.
+    pub fn combine_parts(&self) -> u32 {
+        self.combine_parts
     }
 
     fn combine_kernel(cfg: &DecodeConfig) -> &'static str {
@@ -1177,6 +1204,7 @@ impl DecodePlan {
                 1
             },
             cluster_splits: self.cluster,
+            combine_parts: self.combine_parts,
         })
     }
 

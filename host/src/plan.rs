@@ -173,6 +173,29 @@ impl Plan {
     }
 }
 
+/// Combine CTAs per merge block (column parts): the largest power of two `p` with
+/// `num_merge * p <= sm_count / 2`, at least 1 and at most `head_dim / 16` (each CTA keeps at
+/// least 16 columns of every row), or `requested` rounded down to a power of two in
+/// `1..=head_dim / 16`. Each part's CTA merges all rows and splits of its block over
+/// `head_dim / p` columns, so a few long blocks (W1: 8 blocks of 32 splits) are merged by many
+/// SMs instead of one SM reading a whole block's partials. A combine CTA (512 threads x 80
+/// registers) takes most of an SM's register file, and grids of more than one per SM measured
+/// slower, hence half the SMs (See Note [combine parts] in docs/DESIGN.md).
+pub fn combine_parts(num_merge: u32, sm_count: u32, head_dim: u32, requested: Option<u32>) -> u32 {
+    let max = (head_dim / 16).max(1);
+    let pow2_floor = |x: u32| if x == 0 { 1 } else { 1 << (31 - x.leading_zeros()) };
+    match requested {
+        Some(r) => pow2_floor(r.clamp(1, max)),
+        None => {
+            let mut p = 1;
+            while p < max && (num_merge as u64) * (2 * p as u64) <= (sm_count / 2) as u64 {
+                p *= 2;
+            }
+            p
+        }
+    }
+}
+
 /// m16 tiles per CTA: two when a (request, kv head) has more than 16 packed rows and the
 /// accumulators fit (head_dim <= 128), else one.
 pub fn m_tiles_for(max_rows: u32, head_dim: u32) -> u32 {
@@ -484,6 +507,32 @@ mod tests {
         let (head, chunk, n) = tail_shape(1000, 8, t(50, 1));
         assert_eq!((head, n <= MAX_TAIL_CHUNKS), (500, true));
         assert!(chunk * n >= 500 && chunk * (n - 1) < 500);
+    }
+
+    #[test]
+    fn combine_parts_fill_the_sms_within_the_head() {
+        // W1 (8 blocks), W2 (64), W7 (24) on 132 SMs, head dim 128: at most 8 parts and
+        // at most 66 combine CTAs.
+        assert_eq!(combine_parts(8, 132, 128, None), 8);
+        assert_eq!(combine_parts(64, 132, 128, None), 1);
+        assert_eq!(combine_parts(24, 132, 128, None), 2);
+        assert_eq!(combine_parts(33, 132, 128, None), 2);
+        assert_eq!(combine_parts(34, 132, 128, None), 1);
+        assert_eq!(combine_parts(200, 132, 128, None), 1);
+        assert_eq!(combine_parts(1, 132, 64, None), 4);
+        assert_eq!(combine_parts(1, 132, 256, None), 16);
+        assert_eq!(combine_parts(0, 132, 128, None), 8);
+        // Requests round down to a power of two within 1..=head_dim / 16.
+        assert_eq!(combine_parts(8, 132, 128, Some(6)), 4);
+        assert_eq!(combine_parts(8, 132, 128, Some(64)), 8);
+        assert_eq!(combine_parts(8, 132, 128, Some(0)), 1);
+        for d in [64u32, 128, 256] {
+            for m in 0..300 {
+                let p = combine_parts(m, 132, d, None);
+                assert!(p.is_power_of_two() && p <= d / 16 && (d / p) % 4 == 0);
+                assert!(p == 1 || m * p <= 66);
+            }
+        }
     }
 
     #[test]

@@ -44,6 +44,11 @@ pub struct DecodeCase {
     pub tail: Option<ferroflash::TailSplit>,
     /// `DecodeConfig::cluster_merge` (default `true`).
     pub cluster_merge: bool,
+    /// `DecodeConfig::combine_parts` (default `None`: automatic).
+    pub combine_parts: Option<u32>,
+    /// Run the plan once on a zero Q before the checked runs: its partials must not leak
+    /// into the next call (default `false`).
+    pub decoy_first: bool,
 }
 
 /// Where a non-finite value is planted: Q of request 0's first token, head 0, dim 3; or the K
@@ -242,6 +247,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.m_tiles = c.m_tiles;
     cfg.tail = c.tail;
     cfg.cluster_merge = c.cluster_merge;
+    cfg.combine_parts = c.combine_parts;
     cfg.sm_scale = Some(problem.sm_scale);
     let q_indptr = problem.q_indptr();
     let plan = DecodePlan::new(
@@ -273,8 +279,21 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     };
     let n_o = problem.total_tokens() * problem.q_heads * c.head_dim;
     let n_lse = problem.total_tokens() * problem.q_heads;
+    let g_q0 = if c.decoy_first {
+        Some(upload(
+            dev,
+            &match &x.q_bits {
+                Storage::U16(v) => Storage::U16(vec![0; v.len()]),
+                Storage::U8(v) => Storage::U8(vec![0; v.len()]),
+            },
+        )?)
+    } else {
+        None
+    };
     let mut outs = Vec::new();
-    for _ in 0..(if full { 2 } else { 1 }) {
+    let decoys = g_q0.is_some() as usize;
+    for it in 0..(if full { 2 } else { 1 }) + decoys {
+        let g_q = if it < decoys { g_q0.as_ref().expect("decoy Q") } else { &g_q };
         // NaN-poisoned outputs (0x7fc0 is NaN in bf16 and f16): an element the kernel forgets to write fails the NaN parity check.
         let mut g_o = up16(&vec![0x7fc0u16; n_o])?;
         let mut g_lse = upf(&vec![f32::NAN; n_lse])?;
@@ -296,7 +315,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
                 )
             };
         }
-        match (&g_q, &g_k, &g_v) {
+        match (g_q, &g_k, &g_v) {
             (Buf::B16(q), Buf::B16(k), Buf::B16(v)) => run_with!(q, k, v),
             (Buf::B16(q), Buf::B8(k), Buf::B8(v)) => run_with!(q, k, v),
             (Buf::B8(q), Buf::B8(k), Buf::B8(v)) => run_with!(q, k, v),
@@ -306,7 +325,9 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
         s.synchronize().map_err(|e| format!("kernel: {e:?}"))?;
         let o: Vec<u16> = s.clone_dtoh(&g_o).map_err(|e| format!("{e:?}"))?;
         let lse: Vec<f32> = s.clone_dtoh(&g_lse).map_err(|e| format!("{e:?}"))?;
-        outs.push((o, lse));
+        if it >= decoys {
+            outs.push((o, lse));
+        }
     }
     let (o_bits, lse) = &outs[0];
     let o: Vec<f32> = o_bits
@@ -415,6 +436,8 @@ pub fn sweep() -> Vec<DecodeCase> {
                     m_tiles: None,
                     tail: None,
                     cluster_merge: true,
+                    combine_parts: None,
+                    decoy_first: false,
                 });
                 i += 1;
             }
@@ -471,6 +494,8 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     m_tiles: None,
                     tail: None,
                     cluster_merge: true,
+                    combine_parts: None,
+                    decoy_first: false,
                 });
                 i += 1;
             }
@@ -527,6 +552,10 @@ pub fn cases() -> Vec<Case> {
             run: cluster_merge_more,
         },
         Case {
+            name: "decode/combine_parts_and_fresh_partials",
+            run: combine_parts,
+        },
+        Case {
             name: "decode/m_tiles_override_one_or_two_tiles",
             run: m_tiles_override,
         },
@@ -570,6 +599,8 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         m_tiles: None,
         tail: None,
         cluster_merge: true,
+        combine_parts: None,
+        decoy_first: false,
     }
 }
 
@@ -871,6 +902,8 @@ fn soak(d: &Device) -> CaseResult {
             m_tiles: None,
             tail: None,
             cluster_merge: true,
+            combine_parts: None,
+            decoy_first: false,
         };
         let r = if i % 100 == 99 {
             let mut small = c.clone();
@@ -988,6 +1021,44 @@ fn cluster_merge(d: &Device) -> CaseResult {
         let report = run_case(d, &c).map_err(|e| format!("combine: {e}\n    case: {c:?}"))?;
         if !report.ends_with("clusters of 0") {
             return Err(format!("cluster_merge = false still clustered: {report}"));
+        }
+    }
+    Ok(Outcome::Pass)
+}
+
+/// The combine over column parts (See Note [combine parts] in docs/DESIGN.md): automatic,
+/// one CTA per block and the most parts (`head_dim / 16`), each after a decoy call on a zero Q
+/// with the same plan (the decoy's partials must not reach the checked calls), against the
+/// reference and bitwise stable. 16-bit and fp8 caches, one and two m tiles, 2 to 64 splits,
+/// empty splits (window), sinks, ragged lengths with an empty request.
+fn combine_parts(d: &Device) -> CaseResult {
+    for (i, (head_dim, group, q_len, splits, (q, kv), lens)) in [
+        (128, 4, 1, Splits::Auto, (DType::Bf16, DType::Bf16), vec![32768]),
+        (128, 4, 1, Splits::Fixed(64), (DType::Bf16, DType::Bf16), vec![5000, 700, 0, 64]),
+        (64, 8, 4, Splits::Fixed(3), (DType::F16, DType::F16), vec![1000, 97]),
+        (256, 4, 2, Splits::Fixed(5), (DType::Bf16, DType::Bf16), vec![2049]),
+        (128, 8, 4, Splits::Auto, (DType::Bf16, DType::E4m3), vec![4096, 54, 3000]),
+        (128, 4, 1, Splits::Fixed(7), (DType::E4m3, DType::E4m3), vec![1500]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        for parts in [None, Some(1), Some(head_dim as u32 / 16)] {
+            let mut c = base(head_dim, [16, 3, 1, 64][i % 4], group, q_len, lens.clone());
+            c.kv_heads = if i == 0 { 8 } else { 2 };
+            (c.dtype, c.kv_dtype) = (q, kv);
+            c.scales = kv.is_fp8().then_some(ScaleLayout::PerKvHead);
+            c.splits = splits;
+            c.sinks = i % 2 == 1;
+            c.window_left = (i == 2).then_some(100);
+            c.cluster_merge = false;
+            c.combine_parts = parts;
+            c.decoy_first = true;
+            c.seed = 700 + i as u64;
+            let report = run_case(d, &c).map_err(|e| format!("{e}\n    case: {c:?}"))?;
+            if report.contains(" 0 merges") {
+                return Err(format!("expected split blocks, got: {report}\n    case: {c:?}"));
+            }
         }
     }
     Ok(Outcome::Pass)
@@ -1434,9 +1505,11 @@ fn timeline_records(d: &Device) -> CaseResult {
         let (dec, comb) = tl.read(d).map_err(ff)?;
         let work = &plan.plan().work;
         let merge = &plan.plan().merge;
-        if dec.len() != work.len() || comb.len() != merge.len() {
+        // `combine_parts` CTAs per merge item, item-major.
+        let parts = plan.combine_parts() as usize;
+        if dec.len() != work.len() || comb.len() != merge.len() * parts {
             return Err(format!(
-                "fp8 {fp8}: {} / {} records for {} / {} CTAs",
+                "fp8 {fp8}: {} / {} records for {} / {} x {parts} CTAs",
                 dec.len(),
                 comb.len(),
                 work.len(),
@@ -1465,7 +1538,11 @@ fn timeline_records(d: &Device) -> CaseResult {
             }
             last_exit = last_exit.max(ev(E::Exit));
         }
-        for (i, (r, m)) in comb.iter().zip(merge).enumerate() {
+        for (i, (r, m)) in comb
+            .iter()
+            .zip(merge.iter().flat_map(|m| std::iter::repeat_n(m, parts)))
+            .enumerate()
+        {
             let ev = |e: E| r[e as usize];
             if !(ev(E::Entry) > 0
                 && ev(E::Entry) <= ev(E::DependencyMet)

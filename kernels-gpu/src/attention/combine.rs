@@ -1,5 +1,6 @@
 //! Split-KV combine: merges the partial (O, LSE) of a block's splits by their LSE, adds the
-//! sink, and writes O (16-bit) and LSE. One CTA per [`MergeWork`], two phases:
+//! sink, and writes O (16-bit) and LSE. `combine_parts` CTAs per [`MergeWork`], each over its
+//! share of the columns (See Note [combine parts] in docs/DESIGN.md), in two phases:
 //! 1. one warp per row: its lanes load the row's partial LSEs (up to 8 splits each), merged max
 //!    and sum by warp butterflies (the softmax-state merge of the contract, over all splits at
 //!    once); each split's weight goes to shared memory, the row's LSE to `lse`;
@@ -30,7 +31,9 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     } else {
         p.num_merge
     };
-    let bi = block_idx_x();
+    // Merge item and column part of this CTA (See Note [combine parts] in docs/DESIGN.md).
+    let parts = p.combine_parts.max(1);
+    let (bi, part) = (block_idx_x() / parts, block_idx_x() % parts);
     let live = bi < num_merge;
     // SAFETY: indices inside host-validated tables.
     let ld = |addr: u64, i: u32| unsafe { table_u32(addr, i) };
@@ -98,7 +101,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
                 unsafe { st_shared_u32(s_w.add(lr * splits + s).byte_add(0), (ex2_approx_ftz_f32(x - r) * inv).to_bits()) };
             }
         }
-        if lane == 0 && p.lse != NONE_ADDR {
+        if lane == 0 && part == 0 && p.lse != NONE_ADDR {
             let lse = if l != 0.0 { (m + lg2_approx_ftz_f32(l)) * LN_2 } else { f32::NEG_INFINITY };
             // SAFETY: a real row of the validated LSE tensor.
             unsafe { *Gmem::<f32>::from_addr(p.lse).add((token_of(lr) * p.q_heads + head_of(lr)) as u64).ptr() = lse };
@@ -111,7 +114,8 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     // Phase 2. A unit is (row, 4 columns); `tpu` consecutive lanes share a unit, each summing
     // every tpu-th split, then reduce with butterfly shuffles. All lanes run the same number of
     // iterations (shuffles need the whole warp).
-    let chunks = p.head_dim / 4;
+    let cols = p.head_dim / parts;
+    let chunks = cols / 4;
     let units = rows * chunks;
     let mut tpu = 1;
     while tpu < 8 && 2 * tpu <= splits && units * 2 * tpu <= COMBINE_THREADS {
@@ -123,7 +127,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     while pass * per_pass < units {
         let unit = pass * per_pass + tid / tpu;
         let valid = unit < units;
-        let (lr, d) = if valid { (unit / chunks, 4 * (unit % chunks)) } else { (0, 0) };
+        let (lr, d) = if valid { (unit / chunks, part * cols + 4 * (unit % chunks)) } else { (0, 0) };
         let row_w = s_w.add(lr * splits);
         let slot_o = |s: u32| Gmem::<f32>::from_addr(p.partial_o).add(((mw.first_slot + s) * p.rows_per_block + lr) as u64 * p.head_dim as u64 + d as u64);
         let mut o = [0f32; 4];
