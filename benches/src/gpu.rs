@@ -821,21 +821,6 @@ pub fn probe_shapes(configs: &str) -> Result<Vec<(u32, u32)>, String> {
         .collect()
 }
 
-#[cfg(test)]
-mod probe_tests {
-    use super::probe_shapes;
-    #[test]
-    fn shapes_parse_and_reject() {
-        assert_eq!(
-            probe_shapes("8x512, 2x1024").unwrap(),
-            vec![(8, 512), (2, 1024)]
-        );
-        for bad in ["8", "x512", "8x0", "0x512", "4x2048", "4x100", "8x512,"] {
-            assert!(probe_shapes(bad).is_err(), "{bad}");
-        }
-    }
-}
-
 /// `ferroflash probe`: the streaming-read ceiling as a function of the bytes one kernel reads.
 /// Short kernels (tens of microseconds, like decode at small batch) pay a launch ramp and a
 /// drain that a 4 GiB read hides; this measures that curve on the same GPU. Each size is read by
@@ -898,4 +883,19 @@ pub fn probe(configs: &str) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod probe_tests {
+    use super::probe_shapes;
+    #[test]
+    fn shapes_parse_and_reject() {
+        assert_eq!(
+            probe_shapes("8x512, 2x1024").unwrap(),
+            vec![(8, 512), (2, 1024)]
+        );
+        for bad in ["8", "x512", "8x0", "0x512", "4x2048", "4x100", "8x512,"] {
+            assert!(probe_shapes(bad).is_err(), "{bad}");
+        }
+    }
 }

@@ -183,7 +183,13 @@ impl Plan {
 /// slower, hence half the SMs (See Note [combine parts] in docs/DESIGN.md).
 pub fn combine_parts(num_merge: u32, sm_count: u32, head_dim: u32, requested: Option<u32>) -> u32 {
     let max = (head_dim / 16).max(1);
-    let pow2_floor = |x: u32| if x == 0 { 1 } else { 1 << (31 - x.leading_zeros()) };
+    let pow2_floor = |x: u32| {
+        if x == 0 {
+            1
+        } else {
+            1 << (31 - x.leading_zeros())
+        }
+    };
     match requested {
         Some(r) => pow2_floor(r.clamp(1, max)),
         None => {
@@ -529,7 +535,7 @@ mod tests {
         for d in [64u32, 128, 256] {
             for m in 0..300 {
                 let p = combine_parts(m, 132, d, None);
-                assert!(p.is_power_of_two() && p <= d / 16 && (d / p) % 4 == 0);
+                assert!(p.is_power_of_two() && p <= d / 16 && (d / p).is_multiple_of(4));
                 assert!(p == 1 || m * p <= 66);
             }
         }

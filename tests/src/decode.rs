@@ -293,7 +293,11 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     let mut outs = Vec::new();
     let decoys = g_q0.is_some() as usize;
     for it in 0..(if full { 2 } else { 1 }) + decoys {
-        let g_q = if it < decoys { g_q0.as_ref().expect("decoy Q") } else { &g_q };
+        let g_q = if it < decoys {
+            g_q0.as_ref().expect("decoy Q")
+        } else {
+            &g_q
+        };
         // NaN-poisoned outputs (0x7fc0 is NaN in bf16 and f16): an element the kernel forgets to write fails the NaN parity check.
         let mut g_o = up16(&vec![0x7fc0u16; n_o])?;
         let mut g_lse = upf(&vec![f32::NAN; n_lse])?;
@@ -1033,12 +1037,54 @@ fn cluster_merge(d: &Device) -> CaseResult {
 /// empty splits (window), sinks, ragged lengths with an empty request.
 fn combine_parts(d: &Device) -> CaseResult {
     for (i, (head_dim, group, q_len, splits, (q, kv), lens)) in [
-        (128, 4, 1, Splits::Auto, (DType::Bf16, DType::Bf16), vec![32768]),
-        (128, 4, 1, Splits::Fixed(64), (DType::Bf16, DType::Bf16), vec![5000, 700, 0, 64]),
-        (64, 8, 4, Splits::Fixed(3), (DType::F16, DType::F16), vec![1000, 97]),
-        (256, 4, 2, Splits::Fixed(5), (DType::Bf16, DType::Bf16), vec![2049]),
-        (128, 8, 4, Splits::Auto, (DType::Bf16, DType::E4m3), vec![4096, 54, 3000]),
-        (128, 4, 1, Splits::Fixed(7), (DType::E4m3, DType::E4m3), vec![1500]),
+        (
+            128,
+            4,
+            1,
+            Splits::Auto,
+            (DType::Bf16, DType::Bf16),
+            vec![32768],
+        ),
+        (
+            128,
+            4,
+            1,
+            Splits::Fixed(64),
+            (DType::Bf16, DType::Bf16),
+            vec![5000, 700, 0, 64],
+        ),
+        (
+            64,
+            8,
+            4,
+            Splits::Fixed(3),
+            (DType::F16, DType::F16),
+            vec![1000, 97],
+        ),
+        (
+            256,
+            4,
+            2,
+            Splits::Fixed(5),
+            (DType::Bf16, DType::Bf16),
+            vec![2049],
+        ),
+        (
+            128,
+            8,
+            4,
+            Splits::Auto,
+            (DType::Bf16, DType::E4m3),
+            vec![4096, 54, 3000],
+        ),
+        (
+            128,
+            4,
+            1,
+            Splits::Fixed(7),
+            (DType::E4m3, DType::E4m3),
+            vec![1500],
+        ),
     ]
     .into_iter()
     .enumerate()
@@ -1057,7 +1103,9 @@ fn combine_parts(d: &Device) -> CaseResult {
             c.seed = 700 + i as u64;
             let report = run_case(d, &c).map_err(|e| format!("{e}\n    case: {c:?}"))?;
             if report.contains(" 0 merges") {
-                return Err(format!("expected split blocks, got: {report}\n    case: {c:?}"));
+                return Err(format!(
+                    "expected split blocks, got: {report}\n    case: {c:?}"
+                ));
             }
         }
     }
