@@ -122,13 +122,7 @@ fn main() {
                     .map(ferroflash::Splits::Fixed)
                     .map_err(|_| format!("--splits {n}: auto or a number")),
             };
-            let m_tiles = match m_tiles.as_str() {
-                "auto" => Ok(None),
-                n => n
-                    .parse()
-                    .map(Some)
-                    .map_err(|_| format!("--m-tiles {n}: auto, 1 or 2")),
-            };
+            let m_tiles = auto_or_number("--m-tiles", &m_tiles, "auto, 1 or 2");
             let tail = match tail.as_deref().map(parse_tail) {
                 None => Ok(None),
                 Some(t) => t.map(Some),
@@ -138,13 +132,8 @@ fn main() {
                 "off" => Ok(false),
                 c => Err(format!("--cluster {c}: on or off")),
             };
-            let combine_parts = match combine_parts.as_str() {
-                "auto" => Ok(None),
-                n => n
-                    .parse()
-                    .map(Some)
-                    .map_err(|_| format!("--combine-parts {n}: auto or a number")),
-            };
+            let combine_parts =
+                auto_or_number("--combine-parts", &combine_parts, "auto or a number");
             splits.and_then(|splits| {
                 let knobs = gpu::Knobs {
                     splits,
@@ -171,5 +160,16 @@ fn main() {
     if let Err(e) = r {
         eprintln!("ferroflash: {e}");
         std::process::exit(1);
+    }
+}
+
+/// `auto` as `None`, a number as `Some`; otherwise an error naming the flag and what it takes.
+fn auto_or_number(flag: &str, value: &str, takes: &str) -> Result<Option<u32>, String> {
+    match value {
+        "auto" => Ok(None),
+        n => n
+            .parse()
+            .map(Some)
+            .map_err(|_| format!("{flag} {n}: {takes}")),
     }
 }
