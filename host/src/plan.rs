@@ -183,15 +183,8 @@ impl Plan {
 /// slower, hence half the SMs (See Note [combine parts] in docs/DESIGN.md).
 pub fn combine_parts(num_merge: u32, sm_count: u32, head_dim: u32, requested: Option<u32>) -> u32 {
     let max = (head_dim / 16).max(1);
-    let pow2_floor = |x: u32| {
-        if x == 0 {
-            1
-        } else {
-            1 << (31 - x.leading_zeros())
-        }
-    };
     match requested {
-        Some(r) => pow2_floor(r.clamp(1, max)),
+        Some(r) => 1 << r.clamp(1, max).ilog2(),
         None => {
             let mut p = 1;
             while p < max && (num_merge as u64) * (2 * p as u64) <= (sm_count / 2) as u64 {
