@@ -381,6 +381,22 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     ))
 }
 
+/// [`run_case`], and its report (the plan's summary) must satisfy `want`; `what` names the
+/// expectation in the error.
+fn run_case_expecting(
+    dev: &Device,
+    c: &DecodeCase,
+    what: &str,
+    want: impl Fn(&str) -> bool,
+) -> Result<(), String> {
+    let report = run_case(dev, c).map_err(|e| format!("{e}\n    case: {c:?}"))?;
+    if want(&report) {
+        Ok(())
+    } else {
+        Err(format!("expected {what}, got: {report}\n    case: {c:?}"))
+    }
+}
+
 fn case_result(dev: &Device, c: &DecodeCase) -> CaseResult {
     run_case(dev, c)
         .map(|_| Outcome::Pass)
@@ -1013,14 +1029,11 @@ fn cluster_merge(d: &Device) -> CaseResult {
         // A window shorter than a split leaves the first splits without a visible key.
         c.window_left = (i % 3 == 2).then_some(100);
         c.seed = 500 + i as u64;
-        let report = run_case(d, &c).map_err(|e| format!("{e}\n    case: {c:?}"))?;
         // Fixed(n) cuts whole tiles, so a block may get fewer than n splits (17 tiles in 8
         // splits: 6 chunks of 3); the plan must be clustered all the same.
-        if report.ends_with("clusters of 0") {
-            return Err(format!(
-                "expected a cluster-merge plan, got: {report}\n    case: {c:?}"
-            ));
-        }
+        run_case_expecting(d, &c, "a cluster-merge plan", |r| {
+            !r.ends_with("clusters of 0")
+        })?;
         c.cluster_merge = false;
         let report = run_case(d, &c).map_err(|e| format!("combine: {e}\n    case: {c:?}"))?;
         if !report.ends_with("clusters of 0") {
@@ -1101,12 +1114,7 @@ fn combine_parts(d: &Device) -> CaseResult {
             c.combine_parts = parts;
             c.decoy_first = true;
             c.seed = 700 + i as u64;
-            let report = run_case(d, &c).map_err(|e| format!("{e}\n    case: {c:?}"))?;
-            if report.contains(" 0 merges") {
-                return Err(format!(
-                    "expected split blocks, got: {report}\n    case: {c:?}"
-                ));
-            }
+            run_case_expecting(d, &c, "split blocks", |r| !r.contains(" 0 merges"))?;
         }
     }
     Ok(Outcome::Pass)
@@ -1144,12 +1152,9 @@ fn cluster_merge_more(d: &Device) -> CaseResult {
         cases.push(c);
     }
     for c in cases {
-        let report = run_case(d, &c).map_err(|e| format!("{e}\n    case: {c:?}"))?;
-        if report.ends_with("clusters of 0") {
-            return Err(format!(
-                "expected a cluster-merge plan, got: {report}\n    case: {c:?}"
-            ));
-        }
+        run_case_expecting(d, &c, "a cluster-merge plan", |r| {
+            !r.ends_with("clusters of 0")
+        })?;
     }
     Ok(Outcome::Pass)
 }
