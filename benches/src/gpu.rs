@@ -191,7 +191,7 @@ fn encode_scaled(dtype: DType, vals: &[f32]) -> (Storage, f32) {
 
 /// Plan overrides of a benchmark run (`--splits`, `--m-tiles`, `--tail`); the default is the planner's
 /// own choice.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Knobs {
     pub splits: Splits,
     pub m_tiles: Option<u32>,
@@ -200,6 +200,22 @@ pub struct Knobs {
     pub cluster_merge: bool,
     /// `--combine-parts auto|N`.
     pub combine_parts: Option<u32>,
+    /// `--narrow on|off`.
+    pub narrow_rows: bool,
+}
+
+impl Default for Knobs {
+    /// The library's defaults.
+    fn default() -> Self {
+        Knobs {
+            splits: Splits::Auto,
+            m_tiles: None,
+            tail: None,
+            cluster_merge: true,
+            combine_parts: None,
+            narrow_rows: true,
+        }
+    }
 }
 
 /// Value pattern of the pools: element `e` holds `block[e % block.len()]`.
@@ -241,6 +257,7 @@ impl Case {
         cfg.tail = knobs.tail;
         cfg.cluster_merge = knobs.cluster_merge;
         cfg.combine_parts = knobs.combine_parts;
+        cfg.narrow_rows = knobs.narrow_rows;
         let s = dev.stream();
         let pool_elems = cfg.pool_elems();
         let mut rng = Rng(0x5eed ^ page as u64);

@@ -63,6 +63,10 @@ enum Cmd {
         /// Combine CTAs per split block (`auto`, or a power of two up to head_dim / 16).
         #[arg(long, default_value = "auto")]
         combine_parts: String,
+        /// Narrow (8-row, swapped-operand) kernels where no kv head has more than 8 packed
+        /// rows (`on`, the default) or always the 16-row kernels (`off`).
+        #[arg(long, default_value = "on")]
+        narrow: String,
         /// Also record per-CTA timestamps of one call (after timing) into DIR/timeline-*.json
         /// and print where the call's time goes.
         #[arg(long, value_name = "DIR")]
@@ -113,6 +117,7 @@ fn main() {
             tail,
             cluster,
             combine_parts,
+            narrow,
             timeline,
         } => {
             let splits = match splits.as_str() {
@@ -134,6 +139,11 @@ fn main() {
             };
             let combine_parts =
                 auto_or_number("--combine-parts", &combine_parts, "auto or a number");
+            let narrow_rows = match narrow.as_str() {
+                "on" => Ok(true),
+                "off" => Ok(false),
+                c => Err(format!("--narrow {c}: on or off")),
+            };
             splits.and_then(|splits| {
                 let knobs = gpu::Knobs {
                     splits,
@@ -141,6 +151,7 @@ fn main() {
                     tail: tail?,
                     cluster_merge: cluster_merge?,
                     combine_parts: combine_parts?,
+                    narrow_rows: narrow_rows?,
                 };
                 load(&common).and_then(|w| {
                     gpu::bench(

@@ -58,7 +58,7 @@ pub const ALL_ENTRIES: &[(&str, ArchSet)] = &[
 
 /// Decode kernels and the combine kernels.
 ///
-/// Decode entry names: `ff_decode_{q}_d{head_dim}_m{rows per CTA}` when Q, K/V and O share a
+/// Decode entry names: `ff_decode_{q}_d{head_dim}_m{rows per CTA: 8 (narrow), 16, 32}` when Q, K/V and O share a
 /// 16-bit type; `ff_decode_{q}_{kv}kv_d.._m..` for a 16-bit Q (and O) over an fp8 KV cache;
 /// `ff_decode_{fp8}_d.._m..` for all-fp8 Q/K/V with a bf16 output.
 pub mod decode {
@@ -77,6 +77,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_d64_m8",
+            q: Elem::Bf16,
+            kv: Elem::Bf16,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_bf16_d64_m32",
@@ -85,6 +95,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_bf16_d128_m16",
@@ -93,6 +104,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_d128_m8",
+            q: Elem::Bf16,
+            kv: Elem::Bf16,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_bf16_d128_m32",
@@ -101,6 +122,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_bf16_d256_m16",
@@ -109,6 +131,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_d256_m8",
+            q: Elem::Bf16,
+            kv: Elem::Bf16,
+            out: Elem::Bf16,
+            head_dim: 256,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_f16_d64_m16",
@@ -117,6 +149,16 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_d64_m8",
+            q: Elem::F16,
+            kv: Elem::F16,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_f16_d64_m32",
@@ -125,6 +167,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_f16_d128_m16",
@@ -133,6 +176,16 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_d128_m8",
+            q: Elem::F16,
+            kv: Elem::F16,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_f16_d128_m32",
@@ -141,6 +194,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_f16_d256_m16",
@@ -149,6 +203,16 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 256,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_d256_m8",
+            q: Elem::F16,
+            kv: Elem::F16,
+            out: Elem::F16,
+            head_dim: 256,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_bf16_e4m3kv_d64_m16",
@@ -157,6 +221,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_e4m3kv_d64_m8",
+            q: Elem::Bf16,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_bf16_e4m3kv_d64_m32",
@@ -165,6 +239,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_bf16_e4m3kv_d128_m16",
@@ -173,6 +248,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_e4m3kv_d128_m8",
+            q: Elem::Bf16,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_bf16_e4m3kv_d128_m32",
@@ -181,6 +266,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_bf16_e4m3kv_d256_m16",
@@ -189,6 +275,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_e4m3kv_d256_m8",
+            q: Elem::Bf16,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 256,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_bf16_e5m2kv_d64_m16",
@@ -197,6 +293,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_e5m2kv_d64_m8",
+            q: Elem::Bf16,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_bf16_e5m2kv_d64_m32",
@@ -205,6 +311,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_bf16_e5m2kv_d128_m16",
@@ -213,6 +320,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_e5m2kv_d128_m8",
+            q: Elem::Bf16,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_bf16_e5m2kv_d128_m32",
@@ -221,6 +338,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_bf16_e5m2kv_d256_m16",
@@ -229,6 +347,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_e5m2kv_d256_m8",
+            q: Elem::Bf16,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 256,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_f16_e4m3kv_d64_m16",
@@ -237,6 +365,16 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_e4m3kv_d64_m8",
+            q: Elem::F16,
+            kv: Elem::E4m3,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_f16_e4m3kv_d64_m32",
@@ -245,6 +383,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_f16_e4m3kv_d128_m16",
@@ -253,6 +392,16 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_e4m3kv_d128_m8",
+            q: Elem::F16,
+            kv: Elem::E4m3,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_f16_e4m3kv_d128_m32",
@@ -261,6 +410,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_f16_e4m3kv_d256_m16",
@@ -269,6 +419,16 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 256,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_e4m3kv_d256_m8",
+            q: Elem::F16,
+            kv: Elem::E4m3,
+            out: Elem::F16,
+            head_dim: 256,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_f16_e5m2kv_d64_m16",
@@ -277,6 +437,16 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_e5m2kv_d64_m8",
+            q: Elem::F16,
+            kv: Elem::E5m2,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_f16_e5m2kv_d64_m32",
@@ -285,6 +455,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_f16_e5m2kv_d128_m16",
@@ -293,6 +464,16 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_e5m2kv_d128_m8",
+            q: Elem::F16,
+            kv: Elem::E5m2,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_f16_e5m2kv_d128_m32",
@@ -301,6 +482,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_f16_e5m2kv_d256_m16",
@@ -309,6 +491,16 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 256,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_e5m2kv_d256_m8",
+            q: Elem::F16,
+            kv: Elem::E5m2,
+            out: Elem::F16,
+            head_dim: 256,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_e4m3_d64_m16",
@@ -317,6 +509,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_e4m3_d64_m8",
+            q: Elem::E4m3,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_e4m3_d64_m32",
@@ -325,6 +527,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_e4m3_d128_m16",
@@ -333,6 +536,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_e4m3_d128_m8",
+            q: Elem::E4m3,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_e4m3_d128_m32",
@@ -341,6 +554,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_e4m3_d256_m16",
@@ -349,6 +563,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_e4m3_d256_m8",
+            q: Elem::E4m3,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 256,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_e5m2_d64_m16",
@@ -357,6 +581,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_e5m2_d64_m8",
+            q: Elem::E5m2,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_e5m2_d64_m32",
@@ -365,6 +599,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_e5m2_d128_m16",
@@ -373,6 +608,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_e5m2_d128_m8",
+            q: Elem::E5m2,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 1,
+            narrow: true,
         },
         Variant {
             name: "ff_decode_e5m2_d128_m32",
@@ -381,6 +626,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 2,
+            narrow: false,
         },
         Variant {
             name: "ff_decode_e5m2_d256_m16",
@@ -389,6 +635,16 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_e5m2_d256_m8",
+            q: Elem::E5m2,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 256,
+            m_tiles: 1,
+            narrow: true,
         },
     ];
 }
@@ -422,6 +678,9 @@ pub struct Variant {
     pub head_dim: u32,
     /// m16 tiles of packed query rows per CTA.
     pub m_tiles: u32,
+    /// Narrow (with `m_tiles == 1`): at most 8 real rows per CTA, swapped-operand consumers
+    /// (See Note [narrow rows] in docs/DESIGN.md); named `_m8`.
+    pub narrow: bool,
 }
 
 /// Every entry (fixed ones and decode variants) with the modules that must carry it.

@@ -111,6 +111,10 @@ pub struct DecodeConfig {
     /// Combine CTAs per split block (column parts, a power of two up to `head_dim / 16`):
     /// `None` (default) = automatic ([`crate::plan::combine_parts`]).
     pub combine_parts: Option<u32>,
+    /// Use the narrow variants (swapped-operand consumers, See Note [narrow rows] in
+    /// docs/DESIGN.md) when no kv head has more than 8 packed rows (new tokens x group).
+    /// Default `true`; `false` always runs the 16-row consumers.
+    pub narrow_rows: bool,
 }
 
 impl DecodeConfig {
@@ -141,6 +145,7 @@ impl DecodeConfig {
             tail: None,
             cluster_merge: true,
             combine_parts: None,
+            narrow_rows: true,
         }
     }
     /// 16-row tiles per CTA when the largest (request, kv head) has `max_rows` packed rows: the
@@ -148,6 +153,11 @@ impl DecodeConfig {
     fn m_tiles_for_rows(&self, max_rows: u32) -> u32 {
         self.m_tiles
             .unwrap_or_else(|| crate::plan::m_tiles_for(max_rows, self.head_dim))
+    }
+    /// Whether the narrow variant runs for `m_tiles` when the largest (request, kv head) has
+    /// `max_rows` packed rows.
+    fn narrow_for(&self, m_tiles: u32, max_rows: u32) -> bool {
+        self.narrow_rows && m_tiles == 1 && max_rows <= M_TILE_ROWS / 2
     }
     /// Operand element types (Q, K/V, O) of the kernel this config runs.
     pub fn operand_types(&self) -> (Elem, Elem, Elem) {
@@ -608,11 +618,14 @@ pub struct DecodeTensors<'a, Q, KV = Q, O = Q> {
     pub v_scale: Option<&'a CudaSlice<f32>>,
 }
 
-fn kernel_name(cfg: &DecodeConfig, m_tiles: u32) -> &'static str {
+fn kernel_name(cfg: &DecodeConfig, m_tiles: u32, narrow: bool) -> &'static str {
     let (q, kv, out) = cfg.operand_types();
     names::VARIANTS
         .iter()
-        .find(|v| (v.q, v.kv, v.out, v.head_dim, v.m_tiles) == (q, kv, out, cfg.head_dim, m_tiles))
+        .find(|v| {
+            (v.q, v.kv, v.out, v.head_dim, v.m_tiles, v.narrow)
+                == (q, kv, out, cfg.head_dim, m_tiles, narrow)
+        })
         .map(|v| v.name)
         .expect("every validated (dtypes, head_dim, m_tiles) the planner picks has a variant")
 }
@@ -625,7 +638,8 @@ impl DecodePlan {
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = q_lens.iter().map(|q| q * group).max().unwrap_or(0);
         let m_tiles = cfg.m_tiles_for_rows(max_rows);
-        let (decode_kernel, dims, ctas_per_sm) = Self::variant(dev, cfg, m_tiles)?;
+        let narrow = cfg.narrow_for(m_tiles, max_rows);
+        let (decode_kernel, dims, ctas_per_sm) = Self::variant(dev, cfg, m_tiles, narrow)?;
         let mut plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm);
         let cluster = Self::cluster_merge(dev, cfg, &mut plan, decode_kernel, dims)?;
         let rows_per_block = plan.rows_per_block() as usize;
@@ -690,8 +704,10 @@ impl DecodePlan {
             });
         }
         let group = cfg.q_heads / cfg.kv_heads;
-        let m_tiles = cfg.m_tiles_for_rows(cap.max_new_tokens * group);
-        let (decode_kernel, dims, ctas_per_sm) = Self::variant(dev, cfg, m_tiles)?;
+        let max_rows = cap.max_new_tokens * group;
+        let m_tiles = cfg.m_tiles_for_rows(max_rows);
+        let narrow = cfg.narrow_for(m_tiles, max_rows);
+        let (decode_kernel, dims, ctas_per_sm) = Self::variant(dev, cfg, m_tiles, narrow)?;
         let rows_per_block = M_TILE_ROWS * m_tiles;
         // Work items: without a split, one per (request, kv head, row block); with automatic
         // splits at most MAX_WAVE_SPLITS per block or one wave; with Fixed(n) at most n (<= MAX_SPLITS) per block.
@@ -816,13 +832,15 @@ impl DecodePlan {
         Ok(())
     }
 
-    /// Kernel variant for `m_tiles`: name, launch shape (grid still 0), resident CTAs per SM.
+    /// Kernel variant for `m_tiles` (narrow or not): name, launch shape (grid still 0),
+    /// resident CTAs per SM. A narrow variant has the geometry of its 16-row one.
     fn variant(
         dev: &Device,
         cfg: &DecodeConfig,
         m_tiles: u32,
+        narrow: bool,
     ) -> Result<(&'static str, LaunchDims, u32)> {
-        let name = kernel_name(cfg, m_tiles);
+        let name = kernel_name(cfg, m_tiles, narrow);
         let geo = geometry(cfg.head_dim, cfg.operand_types().1.bytes(), m_tiles);
         let dims = LaunchDims {
             grid: (0, 1, 1),

@@ -514,6 +514,27 @@ pub unsafe fn ldmatrix_x4_trans_b16(row: Smem<[u32; 4]>) -> [u32; 4] {
 }
 
 // ------------------------------------------------------------------------------------------------
+// movmatrix ("Warp-level matrix transpose instruction: movmatrix")
+// ------------------------------------------------------------------------------------------------
+
+/// `movmatrix.sync.aligned.m8n8.trans.b16`: transpose one 8x8 b16 matrix held in the warp's
+/// registers. Lane l holds (row l/4, cols 2(l%4), 2(l%4)+1) of the input and receives the same
+/// positions of its transpose, i.e. (rows 2(l%4), 2(l%4)+1; col l/4) of the input (sm_75+).
+///
+/// # Safety
+/// Full warp, uniform control flow.
+#[inline(always)]
+pub unsafe fn movmatrix_trans_b16(x: u32) -> u32 {
+    let r: u32;
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("movmatrix.sync.aligned.m8n8.trans.b16 {r}, {x};",
+            r = out(reg32) r, x = in(reg32) x, options(nostack, nomem))
+    };
+    r
+}
+
+// ------------------------------------------------------------------------------------------------
 // mma.sync ("Warp-level matrix multiply-accumulate instructions")
 // ------------------------------------------------------------------------------------------------
 // Fragment layouts (g = lane / 4, t = lane % 4), m16n8k16 16-bit:

@@ -187,6 +187,37 @@ pub unsafe fn quad_sum(v: f32) -> f32 {
     }
 }
 
+/// Max over the eight lanes sharing `t` (lanes `t, t + 4, ..., t + 28`: one column of an
+/// m16n8 C fragment's row groups).
+///
+/// # Safety
+/// Full warp, uniform control flow.
+#[inline(always)]
+pub unsafe fn column_max(mut v: f32) -> f32 {
+    let mut m = 4;
+    while m < 32 {
+        // SAFETY: forwarded.
+        v = v.max(f32::from_bits(unsafe { shfl_sync_bfly_b32(v.to_bits(), m) }));
+        m *= 2;
+    }
+    v
+}
+
+/// Sum over the eight lanes sharing `t`.
+///
+/// # Safety
+/// Full warp, uniform control flow.
+#[inline(always)]
+pub unsafe fn column_sum(mut v: f32) -> f32 {
+    let mut m = 4;
+    while m < 32 {
+        // SAFETY: forwarded.
+        v += f32::from_bits(unsafe { shfl_sync_bfly_b32(v.to_bits(), m) });
+        m *= 2;
+    }
+    v
+}
+
 /// Max over the 32 lanes of a warp.
 ///
 /// # Safety

@@ -49,6 +49,8 @@ pub struct DecodeCase {
     /// Run the plan once on a zero Q before the checked runs: its partials must not leak
     /// into the next call (default `false`).
     pub decoy_first: bool,
+    /// `DecodeConfig::narrow_rows` (default `true`).
+    pub narrow_rows: bool,
 }
 
 /// Where a non-finite value is planted: Q of request 0's first token, head 0, dim 3; or the K
@@ -248,6 +250,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.tail = c.tail;
     cfg.cluster_merge = c.cluster_merge;
     cfg.combine_parts = c.combine_parts;
+    cfg.narrow_rows = c.narrow_rows;
     cfg.sm_scale = Some(problem.sm_scale);
     let q_indptr = problem.q_indptr();
     let plan = DecodePlan::new(
@@ -458,6 +461,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     cluster_merge: true,
                     combine_parts: None,
                     decoy_first: false,
+                    narrow_rows: true,
                 });
                 i += 1;
             }
@@ -516,6 +520,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     cluster_merge: true,
                     combine_parts: None,
                     decoy_first: false,
+                    narrow_rows: true,
                 });
                 i += 1;
             }
@@ -576,6 +581,10 @@ pub fn cases() -> Vec<Case> {
             run: combine_parts,
         },
         Case {
+            name: "decode/narrow_rows_against_sixteen_row_consumers",
+            run: narrow_rows,
+        },
+        Case {
             name: "decode/m_tiles_override_one_or_two_tiles",
             run: m_tiles_override,
         },
@@ -621,7 +630,53 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         cluster_merge: true,
         combine_parts: None,
         decoy_first: false,
+        narrow_rows: true,
     }
+}
+
+/// The narrow variants (See Note [narrow rows] in docs/DESIGN.md): every case with at most 8
+/// packed rows per kv head runs the `_m8` kernel by default and the 16-row kernel with
+/// `narrow_rows = false`, both against the reference. Head ratios 1, 4, 7 and 8 with 1-8 new
+/// tokens (causal), every head dim, 16-bit and fp8 modes, softcap, window, sinks, splits, page
+/// sizes 1-64, ragged lengths with an empty request; one case with 9 rows must not be narrow.
+fn narrow_rows(d: &Device) -> CaseResult {
+    let cases = [
+        (128, 16, 4, 1, (DType::Bf16, DType::Bf16)),
+        (128, 1, 8, 1, (DType::F16, DType::F16)),
+        (64, 3, 1, 8, (DType::Bf16, DType::Bf16)),
+        (256, 64, 4, 2, (DType::Bf16, DType::Bf16)),
+        (128, 16, 4, 1, (DType::Bf16, DType::E4m3)),
+        (128, 3, 7, 1, (DType::F16, DType::E5m2)),
+        (64, 16, 2, 4, (DType::E4m3, DType::E4m3)),
+        (256, 1, 1, 5, (DType::Bf16, DType::E4m3)),
+        (128, 16, 1, 3, (DType::E5m2, DType::E5m2)),
+    ];
+    for (i, (head_dim, page, group, q_len, (q, kv))) in cases.into_iter().enumerate() {
+        let mut c = base(
+            head_dim,
+            page,
+            group,
+            q_len,
+            vec![0, 1, 97, 1000 + 517 * i as u32],
+        );
+        c.kv_heads = 2;
+        (c.dtype, c.kv_dtype) = (q, kv);
+        c.softcap = (i % 3 == 1).then_some(30.0);
+        c.window_left = (i % 4 == 2).then_some(70);
+        c.sinks = i % 2 == 1;
+        c.splits = [Splits::Auto, Splits::Fixed(1), Splits::Fixed(3)][i % 3];
+        c.scale = [1.0, 4.0, 0.5][i % 3];
+        c.seed = 9100 + i as u64;
+        run_case_expecting(d, &c, "the narrow (_m8) kernel", |r| r.contains("_m8,"))?;
+        c.narrow_rows = false;
+        run_case_expecting(d, &c, "the 16-row kernel", |r| r.contains("_m16,"))?;
+    }
+    let mut c = base(128, 16, 3, 3, vec![5, 300]);
+    c.kv_heads = 2;
+    run_case_expecting(d, &c, "9 rows per kv head on the 16-row kernel", |r| {
+        r.contains("_m16,")
+    })?;
+    Ok(Outcome::Pass)
 }
 
 /// One small fp8 case per mode (the sanitizer runs' fp8 coverage; the sweep is too long under
@@ -924,6 +979,7 @@ fn soak(d: &Device) -> CaseResult {
             cluster_merge: true,
             combine_parts: None,
             decoy_first: false,
+            narrow_rows: true,
         };
         let r = if i % 100 == 99 {
             let mut small = c.clone();

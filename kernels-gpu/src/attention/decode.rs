@@ -82,15 +82,19 @@ fn scale_of(p: &DecodeParams, table: u64, w: &DecodeWork) -> f32 {
 }
 
 /// The decode CTA body for operands `O`, head dim `D` (`NT = D / 8` output n-tiles,
-/// `KS = D / 16` k-steps), `MT` m16 tiles of packed rows and `STAGES` pipeline stages.
+/// `KS = D / 16` k-steps), `MT` m16 tiles of packed rows and `STAGES` pipeline stages;
+/// `NARROW` (with `MT = 1`): at most 8 real rows per CTA, swapped-operand consumers
+/// ([`consumer_narrow`]).
 ///
 /// # Safety
 /// Launched with `geometry(D, O::K::ELEM_BYTES, MT).threads()` threads and `geometry(D, O::K::ELEM_BYTES, MT).smem().total_bytes`
 /// of dynamic shared memory over a parameter block validated by the host (every address, page
 /// id and length in range; see `ferroflash::decode`).
 #[inline(always)]
-pub unsafe fn decode_cta<O: Operands, const D: usize, const NT: usize, const KS: usize, const MT: usize, const STAGES: usize>(p: &DecodeParams) {
-    const { assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0) };
+pub unsafe fn decode_cta<O: Operands, const D: usize, const NT: usize, const KS: usize, const MT: usize, const STAGES: usize, const NARROW: bool>(
+    p: &DecodeParams,
+) {
+    const { assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0 && (!NARROW || MT == 1)) };
     let geo = geometry(D as u32, O::K::ELEM_BYTES, MT as u32);
     debug_assert!(geo.stages == STAGES as u32);
     let t_entry = global_timer_ns();
@@ -159,6 +163,8 @@ pub unsafe fn decode_cta<O: Operands, const D: usize, const NT: usize, const KS:
                     barrier_cluster_sync();
                 }
             }
+        } else if NARROW {
+            consumer_narrow::<O, D, KS, STAGES>(p, &b, warp, mbar);
         } else {
             consumer::<O, D, NT, KS, MT, STAGES>(p, &b, warp, mbar);
         }
@@ -304,22 +310,19 @@ fn row_head(p: &DecodeParams, b: &Block, lr: u32) -> u32 {
     b.work.kv_head * p.group + (b.work.row_start + lr) % p.group
 }
 
+/// Wait for the previous kernel, then stage the CTA's Q rows in shared memory as `EQ` (one
+/// 16-dim block, two chunks, per step, in the k order of K's fragments; rows past the request's
+/// tokens are zero) and, for row-scaled formats, each row's score factor. Ends with a consumer
+/// barrier.
+///
+/// # Safety
+/// All 128 consumer threads, uniform flow; launch contract of `decode_cta`.
 #[inline(always)]
-unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize, const MT: usize, const STAGES: usize>(
-    p: &DecodeParams,
-    b: &Block,
-    warp: u32,
-    mbar: Mbarriers,
-) {
+unsafe fn stage_q<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) {
     let tid = thread_idx_x();
-    let lane = lane_id();
-    let quad = Quad::of_lane(lane);
-    let cpr = b.geo.chunks_per_row();
     let smem = dynamic_smem_base();
     let s_q = SwizzledTile { base: smem.byte_add(b.plan.q_offset), chunks_per_row: b.geo.q_chunks_per_row() };
-    let ring = smem.byte_add::<u8>(b.plan.ring_offset);
     let rows = b.geo.rows_per_block();
-
     // Q (and everything this CTA writes) may belong to the previous kernel: wait for it (a
     // no-op when the launch was not a programmatic dependent).
     #[cfg(target_feature = "sm_90")]
@@ -371,6 +374,25 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
     }
     // SAFETY: the 128 consumer threads.
     unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
+}
+
+#[inline(always)]
+unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize, const MT: usize, const STAGES: usize>(
+    p: &DecodeParams,
+    b: &Block,
+    warp: u32,
+    mbar: Mbarriers,
+) {
+    let tid = thread_idx_x();
+    let lane = lane_id();
+    let quad = Quad::of_lane(lane);
+    let cpr = b.geo.chunks_per_row();
+    let smem = dynamic_smem_base();
+    let s_q = SwizzledTile { base: smem.byte_add(b.plan.q_offset), chunks_per_row: b.geo.q_chunks_per_row() };
+    let ring = smem.byte_add::<u8>(b.plan.ring_offset);
+
+    // SAFETY: forwarded; all 128 consumer threads.
+    unsafe { stage_q::<O, D>(p, b) };
 
     // Q stays in shared memory; its A fragments are re-read with ldmatrix per k-step (matrix
     // mi = lane / 8 of each x4 is rows +8 if mi is odd, k +8 if mi >= 2). Holding them in
@@ -517,6 +539,158 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
     unsafe { merge_and_store::<O, D, NT, MT>(p, b, warp, &acc, &m_run, &l_run) };
 }
 
+/// The consumer of a narrow variant: at most 8 real packed rows per CTA (See Note [narrow
+/// rows] in docs/DESIGN.md). Both GEMMs run with swapped operands, keys (for S) and head dims
+/// (for O) as the MMA's M and the rows as its N = 8: Sᵀ = K·Qᵀ takes one m16n8k16 per k step
+/// over the warp's 16 keys (the m16 consumer two, for 16 rows of which at most 8 are real),
+/// Oᵀ += Vᵀ·Pᵀ one per 16 head dims (the m16 consumer one per 8), and a lane holds 4 scores
+/// instead of 8. Lane (g, t) holds keys g and g + 8 for rows 2t and 2t + 1; `movmatrix`
+/// turns the packed Pᵀ into the B fragment of Oᵀ += Vᵀ·Pᵀ. The K and V fragments are the
+/// m16 consumer's B fragments, regrouped as A fragments. `KS = D / 16` is also the count of
+/// m16 output tiles.
+#[inline(always)]
+unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, warp: u32, mbar: Mbarriers) {
+    let tid = thread_idx_x();
+    let lane = lane_id();
+    let quad = Quad::of_lane(lane);
+    let cpr = b.geo.chunks_per_row();
+    let smem = dynamic_smem_base();
+    let s_q = SwizzledTile { base: smem.byte_add(b.plan.q_offset), chunks_per_row: b.geo.q_chunks_per_row() };
+    let ring = smem.byte_add::<u8>(b.plan.ring_offset);
+    // SAFETY: forwarded; all 128 consumer threads.
+    unsafe { stage_q::<O, D>(p, b) };
+
+    let mi = lane / 8;
+    let qk_scale = scale_of(p, p.q_scale, &b.work) * scale_of(p, p.k_scale, &b.work);
+    // Score transform and mask of this lane's rows 2t and 2t + 1.
+    let mut xf = [ScoreTransform { scale: p.score_scale * qk_scale, softcap_log2: p.softcap_log2 }; 2];
+    let mut mask = [RowMask { pos: 0, kv_end: b.work.kv_end as i32, window_left: p.window_left }; 2];
+    for r in 0..2 {
+        let lr = 2 * quad.t + r as u32;
+        if O::Q::ROW_SCALED {
+            // SAFETY: written before the consumer barrier of `stage_q`.
+            xf[r].scale *= f32::from_bits(unsafe { ld_shared_u32(smem.byte_add(b.plan.row_scale_offset + 4 * lr)) });
+        }
+        let (i, real) = row_token(p, b, lr);
+        let i = if real { i } else { b.q_len.max(1) - 1 };
+        mask[r].pos = b.kv_len as i32 - b.q_len as i32 + i as i32;
+    }
+    let (first_i, _) = row_token(p, b, 0);
+    let min_pos = b.kv_len as i32 - b.q_len as i32 + first_i as i32;
+    let max_pos = b.kv_len as i32 - 1;
+
+    // acc[md]: rows 2t (c0, c2) and 2t + 1 (c1, c3) of head dims out_dim(2 md, g) (c0, c1)
+    // and out_dim(2 md + 1, g) (c2, c3).
+    let mut acc = [[0f32; 4]; KS];
+    let mut m_run = [f32::NEG_INFINITY; 2];
+    let mut l_run = [0f32; 2];
+    let key_base = 16 * warp;
+
+    if p.timeline_decode != NONE_ADDR && tid == 0 && b.num_tiles > 0 {
+        // SAFETY: as in `consumer`.
+        unsafe {
+            mbarrier_wait_parity_shared_b64(mbar.full(0), 0);
+            timeline_stamp(p.timeline_decode, TimelineEvent::FirstData, global_timer_ns());
+        }
+    }
+    let mut t = 0;
+    while t < b.num_tiles {
+        let s = t % STAGES as u32;
+        // SAFETY: hand-over protocol (module doc).
+        unsafe { mbarrier_wait_parity_shared_b64(mbar.full(s), parity(t, STAGES as u32)) };
+        let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr };
+        let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), chunks_per_row: cpr };
+
+        // Sᵀ = K·Qᵀ over this warp's 16 keys; element e: key g + 8 (e / 2), row 2t + e % 2.
+        let mut sc = [0f32; 4];
+        for kb in 0..KS / 2 {
+            // SAFETY: full warp; inside the stage and the Q tile (rows 0-7, the chunks of k steps
+            // 2 kb and 2 kb + 1: B fragments [b0, b1] of each).
+            unsafe {
+                let kf = O::K::k_frags::<O::EQ>(k_tile, key_base, kb as u32, lane);
+                let qf = ldmatrix_x4_b16(s_q.chunk(lane % 8, 4 * kb as u32 + mi));
+                for (ks, kf) in kf.iter().enumerate() {
+                    sc = O::EQ::mma([kf[0][0], kf[1][0], kf[0][1], kf[1][1]], [qf[2 * ks], qf[2 * ks + 1]], sc);
+                }
+            }
+        }
+
+        let tile_key0 = (b.work.kv_start + t * KV_TILE_TOKENS) as i32;
+        let tile_end = tile_key0 + KV_TILE_TOKENS as i32;
+        let needs_mask = tile_end > b.work.kv_end as i32 || tile_end - 1 > min_pos || (p.window_left >= 0 && tile_key0 < max_pos - p.window_left);
+        for (e, x) in sc.iter_mut().enumerate() {
+            let key = tile_key0 + (key_base + quad.g + 8 * (e as u32 / 2)) as i32;
+            let v = xf[e % 2].apply(*x);
+            *x = if needs_mask && !mask[e % 2].visible(key) { f32::NEG_INFINITY } else { v };
+        }
+        let mut pv = [0f32; 4];
+        for r in 0..2 {
+            // SAFETY: full warp.
+            let m_tile = unsafe { column_max(sc[r].max(sc[r + 2])) };
+            // Lazy rescale, as in `consumer`.
+            if m_tile > m_run[r] + RESCALE_THRESHOLD_LOG2 {
+                let alpha = ex2_approx_ftz_f32(m_run[r] - m_tile);
+                m_run[r] = m_tile;
+                l_run[r] *= alpha;
+                for a in acc.iter_mut() {
+                    a[r] *= alpha;
+                    a[r + 2] *= alpha;
+                }
+            }
+            let rf = exp_ref(m_run[r]);
+            pv[r] = ex2_approx_ftz_f32(sc[r] - rf);
+            pv[r + 2] = ex2_approx_ftz_f32(sc[r + 2] - rf);
+            l_run[r] += pv[r] + pv[r + 2];
+        }
+        // Pᵀ (keys g | g + 8; rows 2t, 2t + 1) -> B fragment (keys 2t, 2t + 1 | + 8; row g).
+        // SAFETY: full warp.
+        let pb = unsafe { [movmatrix_trans_b16(O::EV::pack(pv[0], pv[1])), movmatrix_trans_b16(O::EV::pack(pv[2], pv[3]))] };
+
+        // Oᵀ += Vᵀ·Pᵀ: two m16 output tiles (32 dims) per V load.
+        for db in 0..KS / 2 {
+            // SAFETY: full warp; inside the stage.
+            let vf = unsafe { O::K::v_frags(v_tile, key_base, db as u32, lane) };
+            for h in 0..2 {
+                let a = [vf[2 * h][0], vf[2 * h + 1][0], vf[2 * h][1], vf[2 * h + 1][1]];
+                // SAFETY: full warp.
+                unsafe { acc[2 * db + h] = O::EV::mma(a, pb, acc[2 * db + h]) };
+            }
+        }
+        if t + (STAGES as u32) < b.num_tiles {
+            // SAFETY: hand-over protocol: this thread's reads of the stage are done.
+            unsafe { mbarrier_arrive_shared_b64(mbar.empty(s)) };
+        }
+        t += 1;
+    }
+    if tid == 0 {
+        // SAFETY: the host sized the timeline for the grid (or passed none).
+        unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::LoopEnd, global_timer_ns()) };
+    }
+
+    let s = MergeScratch::of(b, warp);
+    // SAFETY: as in `merge_and_store`.
+    unsafe { barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads()) };
+    for (md, a) in acc.iter().enumerate() {
+        for (e, &x) in a.iter().enumerate() {
+            // SAFETY: inside the merge scratch.
+            unsafe { s.put_o(2 * quad.t + e as u32 % 2, O::K::out_dim(2 * md as u32 + e as u32 / 2, quad.g), x) };
+        }
+    }
+    for r in 0..2 {
+        // SAFETY: full warp; then the lanes of g = 0 store rows 2t + r (and clear rows 8 up).
+        let l = unsafe { column_sum(l_run[r]) };
+        if quad.g == 0 {
+            // SAFETY: inside the scratch.
+            unsafe {
+                s.put_ml(2 * quad.t + r as u32, m_run[r], l);
+                s.put_ml(8 + 2 * quad.t + r as u32, f32::NEG_INFINITY, 0.0);
+            }
+        }
+    }
+    // SAFETY: every consumer thread wrote its state.
+    unsafe { merge_scratch_and_store::<O, D>(p, b) };
+}
+
 /// Merge the four consumer warps' states through shared memory (the ring is free now) and
 /// write the final output (with sinks and LSE) or this split's partial.
 #[inline(always)]
@@ -528,38 +702,84 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
     m_run: &[[f32; 2]; MT],
     l_run: &[[f32; 2]; MT],
 ) {
-    let tid = thread_idx_x();
     let quad = Quad::of_lane(lane_id());
-    let rows = b.geo.rows_per_block();
-    let stride = b.geo.merge_row_stride_f32();
-    let s_o: Smem<f32> = dynamic_smem_base().byte_add(b.plan.ring_offset);
-    let s_m: Smem<f32> = s_o.add(CONSUMER_WARPS * rows * stride);
-    let s_l: Smem<f32> = s_m.add(CONSUMER_WARPS * rows);
+    let s = MergeScratch::of(b, warp);
     // SAFETY: all 160 threads: every consumer is done reading the ring and every producer
     // copy has completed (wait_group 0) before anyone overwrites it.
     unsafe { barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads()) };
     for mt in 0..MT {
         for h in 0..2 {
             let lr = 16 * mt as u32 + quad.g + 8 * h as u32;
-            let row_o = s_o.add((warp * rows + lr) * stride);
             for n in 0..NT {
                 for e in 0..2 {
-                    let d = O::K::out_dim(n as u32, 2 * quad.t + e as u32);
                     // SAFETY: inside the merge scratch of the plan.
-                    unsafe { st_shared_u32(row_o.add(d).byte_add(0), acc[mt][n][2 * h + e].to_bits()) };
+                    unsafe { s.put_o(lr, O::K::out_dim(n as u32, 2 * quad.t + e as u32), acc[mt][n][2 * h + e]) };
                 }
             }
             // SAFETY: full warp; then one lane per quad stores.
             let l = unsafe { quad_sum(l_run[mt][h]) };
             if quad.t == 0 {
                 // SAFETY: inside the scratch.
-                unsafe {
-                    st_shared_u32(s_m.add(warp * rows + lr).byte_add(0), m_run[mt][h].to_bits());
-                    st_shared_u32(s_l.add(warp * rows + lr).byte_add(0), l.to_bits());
-                }
+                unsafe { s.put_ml(lr, m_run[mt][h], l) };
             }
         }
     }
+    // SAFETY: forwarded; every consumer thread wrote its state.
+    unsafe { merge_scratch_and_store::<O, D>(p, b) };
+}
+
+/// One consumer warp's part of the merge scratch (in the ring): O rows of `rows` x padded
+/// head dim f32, then every warp's row maxima, then every warp's row sums.
+#[derive(Clone, Copy)]
+struct MergeScratch {
+    o: Smem<f32>,
+    m: Smem<f32>,
+    l: Smem<f32>,
+    stride: u32,
+}
+
+impl MergeScratch {
+    #[inline(always)]
+    fn of(b: &Block, warp: u32) -> MergeScratch {
+        let rows = b.geo.rows_per_block();
+        let stride = b.geo.merge_row_stride_f32();
+        let s_o: Smem<f32> = dynamic_smem_base().byte_add(b.plan.ring_offset);
+        let s_m: Smem<f32> = s_o.add(CONSUMER_WARPS * rows * stride);
+        let s_l: Smem<f32> = s_m.add(CONSUMER_WARPS * rows);
+        MergeScratch { o: s_o.add(warp * rows * stride), m: s_m.add(warp * rows), l: s_l.add(warp * rows), stride }
+    }
+    /// # Safety
+    /// `lr < rows`, `d < head_dim`; after the ring-reuse barrier.
+    #[inline(always)]
+    unsafe fn put_o(&self, lr: u32, d: u32, v: f32) {
+        // SAFETY: forwarded.
+        unsafe { st_shared_u32(self.o.add(lr * self.stride + d).byte_add(0), v.to_bits()) };
+    }
+    /// # Safety
+    /// As `put_o`.
+    #[inline(always)]
+    unsafe fn put_ml(&self, lr: u32, m: f32, l: f32) {
+        // SAFETY: forwarded.
+        unsafe {
+            st_shared_u32(self.m.add(lr).byte_add(0), m.to_bits());
+            st_shared_u32(self.l.add(lr).byte_add(0), l.to_bits());
+        }
+    }
+}
+
+/// The merge passes over the scratch every consumer warp filled: merged max and sum per row,
+/// then the weighted sum of the warps' O rows, to the final output or this split's partial.
+///
+/// # Safety
+/// All 128 consumer threads, after each wrote its warp's state to the scratch.
+#[inline(always)]
+unsafe fn merge_scratch_and_store<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) {
+    let tid = thread_idx_x();
+    let rows = b.geo.rows_per_block();
+    let stride = b.geo.merge_row_stride_f32();
+    let s_o: Smem<f32> = dynamic_smem_base().byte_add(b.plan.ring_offset);
+    let s_m: Smem<f32> = s_o.add(CONSUMER_WARPS * rows * stride);
+    let s_l: Smem<f32> = s_m.add(CONSUMER_WARPS * rows);
     // SAFETY: consumers only.
     unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
 
