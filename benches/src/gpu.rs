@@ -200,8 +200,8 @@ pub struct Knobs {
     pub cluster_merge: bool,
     /// `--combine-parts auto|N`.
     pub combine_parts: Option<u32>,
-    /// `--narrow on|off`.
-    pub narrow_rows: bool,
+    /// `--narrow auto|on|off`.
+    pub narrow_rows: Option<bool>,
 }
 
 impl Default for Knobs {
@@ -213,7 +213,7 @@ impl Default for Knobs {
             tail: None,
             cluster_merge: true,
             combine_parts: None,
-            narrow_rows: true,
+            narrow_rows: None,
         }
     }
 }

@@ -64,8 +64,8 @@ enum Cmd {
         #[arg(long, default_value = "auto")]
         combine_parts: String,
         /// Narrow (8-row, swapped-operand) kernels where no kv head has more than 8 packed
-        /// rows (`on`, the default) or always the 16-row kernels (`off`).
-        #[arg(long, default_value = "on")]
+        /// rows: `auto` (the library's choice: fp8 K/V only), `on` or `off`.
+        #[arg(long, default_value = "auto")]
         narrow: String,
         /// Also record per-CTA timestamps of one call (after timing) into DIR/timeline-*.json
         /// and print where the call's time goes.
@@ -140,9 +140,10 @@ fn main() {
             let combine_parts =
                 auto_or_number("--combine-parts", &combine_parts, "auto or a number");
             let narrow_rows = match narrow.as_str() {
-                "on" => Ok(true),
-                "off" => Ok(false),
-                c => Err(format!("--narrow {c}: on or off")),
+                "auto" => Ok(None),
+                "on" => Ok(Some(true)),
+                "off" => Ok(Some(false)),
+                c => Err(format!("--narrow {c}: auto, on or off")),
             };
             splits.and_then(|splits| {
                 let knobs = gpu::Knobs {

@@ -111,10 +111,12 @@ pub struct DecodeConfig {
     /// Combine CTAs per split block (column parts, a power of two up to `head_dim / 16`):
     /// `None` (default) = automatic ([`crate::plan::combine_parts`]).
     pub combine_parts: Option<u32>,
-    /// Use the narrow variants (swapped-operand consumers, See Note [narrow rows] in
-    /// docs/DESIGN.md) when no kv head has more than 8 packed rows (new tokens x group).
-    /// Default `true`; `false` always runs the 16-row consumers.
-    pub narrow_rows: bool,
+    /// The narrow variants (swapped-operand consumers, See Note [narrow rows] in
+    /// docs/DESIGN.md) where no kv head has more than 8 packed rows (new tokens x group):
+    /// `None` (default) = automatic, for fp8 K/V only (measured: 4-5% faster there, 0.5-1%
+    /// slower over 16-bit K/V, docs/perf.md change 40); `Some(true)` wherever the rows allow;
+    /// `Some(false)` never.
+    pub narrow_rows: Option<bool>,
 }
 
 impl DecodeConfig {
@@ -145,7 +147,7 @@ impl DecodeConfig {
             tail: None,
             cluster_merge: true,
             combine_parts: None,
-            narrow_rows: true,
+            narrow_rows: None,
         }
     }
     /// 16-row tiles per CTA when the largest (request, kv head) has `max_rows` packed rows: the
@@ -157,7 +159,8 @@ impl DecodeConfig {
     /// Whether the narrow variant runs for `m_tiles` when the largest (request, kv head) has
     /// `max_rows` packed rows.
     fn narrow_for(&self, m_tiles: u32, max_rows: u32) -> bool {
-        self.narrow_rows && m_tiles == 1 && max_rows <= M_TILE_ROWS / 2
+        let wanted = self.narrow_rows.unwrap_or(self.kv_fp8.is_some());
+        wanted && m_tiles == 1 && max_rows <= M_TILE_ROWS / 2
     }
     /// Operand element types (Q, K/V, O) of the kernel this config runs.
     pub fn operand_types(&self) -> (Elem, Elem, Elem) {

@@ -49,8 +49,8 @@ pub struct DecodeCase {
     /// Run the plan once on a zero Q before the checked runs: its partials must not leak
     /// into the next call (default `false`).
     pub decoy_first: bool,
-    /// `DecodeConfig::narrow_rows` (default `true`).
-    pub narrow_rows: bool,
+    /// `DecodeConfig::narrow_rows` (default `None`: automatic).
+    pub narrow_rows: Option<bool>,
 }
 
 /// Where a non-finite value is planted: Q of request 0's first token, head 0, dim 3; or the K
@@ -227,6 +227,13 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
             ScaleMode::PerTensor
         },
     };
+    if c.kv_dtype.is_fp8() && c.scales.is_none() {
+        return Err(
+            "fp8 K/V without scale tables: the generator scales the codes to the \
+                    format's range, so the kernel must get the tables (set `scales`)"
+                .into(),
+        );
+    }
     let mut x: Inputs = generate(&problem, &opts);
     if let Some(poison) = c.poison {
         plant(&mut x, &problem, poison);
@@ -461,7 +468,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     cluster_merge: true,
                     combine_parts: None,
                     decoy_first: false,
-                    narrow_rows: true,
+                    narrow_rows: None,
                 });
                 i += 1;
             }
@@ -520,7 +527,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     cluster_merge: true,
                     combine_parts: None,
                     decoy_first: false,
-                    narrow_rows: true,
+                    narrow_rows: None,
                 });
                 i += 1;
             }
@@ -630,13 +637,13 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         cluster_merge: true,
         combine_parts: None,
         decoy_first: false,
-        narrow_rows: true,
+        narrow_rows: None,
     }
 }
 
 /// The narrow variants (See Note [narrow rows] in docs/DESIGN.md): every case with at most 8
-/// packed rows per kv head runs the `_m8` kernel by default and the 16-row kernel with
-/// `narrow_rows = false`, both against the reference. Head ratios 1, 4, 7 and 8 with 1-8 new
+/// packed rows per kv head runs the `_m8` kernel with `narrow_rows = Some(true)` and the 16-row kernel with
+/// `narrow_rows = Some(false)`, both against the reference. Head ratios 1, 4, 7 and 8 with 1-8 new
 /// tokens (causal), every head dim, 16-bit and fp8 modes, softcap, window, sinks, splits, page
 /// sizes 1-64, ragged lengths with an empty request; one case with 9 rows must not be narrow.
 fn narrow_rows(d: &Device) -> CaseResult {
@@ -651,6 +658,8 @@ fn narrow_rows(d: &Device) -> CaseResult {
         (256, 1, 1, 5, (DType::Bf16, DType::E4m3)),
         (128, 16, 1, 3, (DType::E5m2, DType::E5m2)),
     ];
+    // Every case in both modes; all failures are reported together.
+    let mut failures = Vec::new();
     for (i, (head_dim, page, group, q_len, (q, kv))) in cases.into_iter().enumerate() {
         let mut c = base(
             head_dim,
@@ -667,16 +676,34 @@ fn narrow_rows(d: &Device) -> CaseResult {
         c.splits = [Splits::Auto, Splits::Fixed(1), Splits::Fixed(3)][i % 3];
         c.scale = [1.0, 4.0, 0.5][i % 3];
         c.seed = 9100 + i as u64;
-        run_case_expecting(d, &c, "the narrow (_m8) kernel", |r| r.contains("_m8,"))?;
-        c.narrow_rows = false;
-        run_case_expecting(d, &c, "the 16-row kernel", |r| r.contains("_m16,"))?;
+        // The generator scales fp8 codes to the format's range: the kernel needs the tables.
+        c.scales = kv
+            .is_fp8()
+            .then_some([ScaleLayout::PerTensor, ScaleLayout::PerKvHead][i % 2]);
+        for narrow in [true, false] {
+            c.narrow_rows = Some(narrow);
+            let (what, tag) = if narrow {
+                ("the narrow (_m8) kernel", "_m8,")
+            } else {
+                ("the 16-row kernel", "_m16,")
+            };
+            if let Err(e) = run_case_expecting(d, &c, what, |r| r.contains(tag)) {
+                failures.push(format!("case {i}, narrow {narrow}: {e}"));
+            }
+        }
     }
     let mut c = base(128, 16, 3, 3, vec![5, 300]);
     c.kv_heads = 2;
-    run_case_expecting(d, &c, "9 rows per kv head on the 16-row kernel", |r| {
+    if let Err(e) = run_case_expecting(d, &c, "9 rows per kv head on the 16-row kernel", |r| {
         r.contains("_m16,")
-    })?;
-    Ok(Outcome::Pass)
+    }) {
+        failures.push(e);
+    }
+    if failures.is_empty() {
+        Ok(Outcome::Pass)
+    } else {
+        Err(failures.join("\n"))
+    }
 }
 
 /// One small fp8 case per mode (the sanitizer runs' fp8 coverage; the sweep is too long under
@@ -979,7 +1006,7 @@ fn soak(d: &Device) -> CaseResult {
             cluster_merge: true,
             combine_parts: None,
             decoy_first: false,
-            narrow_rows: true,
+            narrow_rows: None,
         };
         let r = if i % 100 == 99 {
             let mut small = c.clone();
