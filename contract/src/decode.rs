@@ -73,6 +73,9 @@ pub struct DecodeGeometry {
     /// Load warps: warp `w` of `n` copies rows `w 64 / n .. (w + 1) 64 / n` of every tile (see
     /// [`producer_warps`]).
     pub producer_warps: u32,
+    /// A narrow variant (at most 8 real rows, swapped-operand consumers): same shared-memory
+    /// layout as its 16-row variant, with its own ring depth ([`stages_for`]).
+    pub narrow: bool,
 }
 
 /// Shared-memory byte offsets of the decode kernel.
@@ -166,10 +169,14 @@ impl DecodeGeometry {
 /// Stages for a head dim and element size: about 96 KiB of ring for 16-bit K/V (two CTAs per SM
 /// on Hopper and Ampere-class 164+ KiB SMs), about 64 KiB for fp8 (three CTAs per SM: fp8 tiles
 /// carry half the bytes for the same consumer work, so more consumer warps per SM pay more
-/// than deeper rings), at least 2 and at most 6 (fp8 d128: 4 stages of 16 KiB).
-pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32) -> u32 {
+/// than deeper rings) and 48 KiB for narrow fp8 variants (four CTAs per SM, with
+/// [`max_registers`]: docs/perf.md change 41), at least 2 and at most 6 (fp8 d128: 4 stages of
+/// 16 KiB, narrow 3).
+pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32, narrow: bool) -> u32 {
     let stage = 2 * KV_TILE_TOKENS * head_dim * kv_elem_bytes;
-    let ring = if kv_elem_bytes == 1 {
+    let ring = if kv_elem_bytes == 1 && narrow {
+        48 * 1024
+    } else if kv_elem_bytes == 1 {
         64 * 1024
     } else {
         96 * 1024
@@ -188,9 +195,16 @@ pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32) -> u32 {
 /// head dim 128 with one m tile (64 KiB ring) fits three CTAs per SM in shared memory, and at
 /// 128 registers (3 x 160 threads x 128 = 61440 of 65536) in the register file too; uncapped it
 /// needs 129-131 and gets two. Consumers of fp8 tiles are issue-bound, so the third CTA pays.
-pub const fn max_registers(kv_elem_bytes: u32, head_dim: u32, m_tiles: u32) -> Option<u32> {
+/// The narrow fp8 d128 variants (102-106 registers uncapped, no spills at 96) fit four CTAs at
+/// 96 (4 x 160 x 96 = 61440) with their 48 KiB ring.
+pub const fn max_registers(
+    kv_elem_bytes: u32,
+    head_dim: u32,
+    m_tiles: u32,
+    narrow: bool,
+) -> Option<u32> {
     if kv_elem_bytes == 1 && head_dim == 128 && m_tiles == 1 {
-        Some(128)
+        Some(if narrow { 96 } else { 128 })
     } else {
         None
     }
@@ -211,21 +225,27 @@ pub const fn producer_warps(kv_elem_bytes: u32, head_dim: u32, m_tiles: u32) -> 
     }
 }
 
-/// The geometry of the variant for (head_dim, kv element bytes, m tiles).
-pub const fn geometry(head_dim: u32, kv_elem_bytes: u32, m_tiles: u32) -> DecodeGeometry {
+/// The geometry of the variant for (head_dim, kv element bytes, m tiles, narrow).
+pub const fn geometry(
+    head_dim: u32,
+    kv_elem_bytes: u32,
+    m_tiles: u32,
+    narrow: bool,
+) -> DecodeGeometry {
     DecodeGeometry {
         head_dim,
         kv_elem_bytes,
         m_tiles,
-        stages: stages_for(head_dim, kv_elem_bytes),
+        stages: stages_for(head_dim, kv_elem_bytes, narrow),
         producer_warps: producer_warps(kv_elem_bytes, head_dim, m_tiles),
+        narrow,
     }
 }
 
 const _: () = assert!(KV_TILE_TOKENS.is_multiple_of(CONSUMER_WARPS * 16));
-const _: () = assert!(geometry(128, 2, 1).smem().total_bytes <= 110 * 1024);
-const _: () = assert!(geometry(256, 2, 1).smem().total_bytes <= 227 * 1024);
-const _: () = assert!(geometry(128, 1, 2).smem().total_bytes <= 110 * 1024);
+const _: () = assert!(geometry(128, 2, 1, false).smem().total_bytes <= 110 * 1024);
+const _: () = assert!(geometry(256, 2, 1, false).smem().total_bytes <= 227 * 1024);
+const _: () = assert!(geometry(128, 1, 2, false).smem().total_bytes <= 110 * 1024);
 // SwizzledTile's XOR stays inside a row for 4-chunk rows and multiples of 8 chunks only.
 const _: () = {
     let dims = [64, 128, 256];
@@ -233,7 +253,7 @@ const _: () = {
     while i < 3 {
         let mut eb = 1;
         while eb <= 2 {
-            let c = geometry(dims[i], eb, 1).chunks_per_row();
+            let c = geometry(dims[i], eb, 1, false).chunks_per_row();
             assert!(c == 4 || c.is_multiple_of(8));
             eb += 1;
         }
@@ -258,17 +278,17 @@ mod tests {
     use super::*;
     #[test]
     fn plans() {
-        let g = geometry(128, 2, 1);
+        let g = geometry(128, 2, 1, false);
         assert_eq!(g.stages, 3);
         assert_eq!(g.smem().stage_bytes, 32 * 1024);
         assert_eq!(g.chunks_per_row(), 16);
         assert!(g.smem().ring_offset.is_multiple_of(128));
         assert!(g.smem().mbar_offset.is_multiple_of(8));
-        let g = geometry(256, 2, 1);
+        let g = geometry(256, 2, 1, false);
         assert_eq!(g.stages, 2);
-        let g = geometry(64, 2, 2);
+        let g = geometry(64, 2, 2, false);
         assert_eq!(g.rows_per_block(), 32);
-        let g = geometry(128, 1, 1);
+        let g = geometry(128, 1, 1, false);
         assert_eq!(
             (g.stages, g.chunks_per_row(), g.q_chunks_per_row()),
             (4, 8, 16)
@@ -277,8 +297,22 @@ mod tests {
         assert!(3 * (g.smem().total_bytes + 1024) <= 228 * 1024);
         assert_eq!(g.smem().stage_bytes, 16 * 1024);
         assert!(g.smem().merge_bytes <= 4 * 16 * 1024);
-        let g = geometry(64, 1, 2);
+        let g = geometry(64, 1, 2, false);
         assert_eq!(g.chunks_per_row(), 4);
+        // Narrow fp8 d128: four CTAs fit (shared memory here, registers by `max_registers`).
+        let g = geometry(128, 1, 1, true);
+        assert_eq!(g.stages, 3);
+        assert!(4 * (g.smem().total_bytes + 1024) <= 228 * 1024);
+        assert!(4 * g.threads() * max_registers(1, 128, 1, true).unwrap() <= 65536);
+        assert!(g.smem().merge_bytes <= g.stages * g.smem().stage_bytes);
+        // Narrow 16-bit variants keep the 16-row ring.
+        assert_eq!(
+            geometry(128, 2, 1, true),
+            DecodeGeometry {
+                narrow: true,
+                ..geometry(128, 2, 1, false)
+            }
+        );
     }
 
     /// Load warps: every variant's rows split evenly over its load warps (whole rows per
@@ -290,7 +324,7 @@ mod tests {
         for d in [64, 128, 256] {
             for eb in [1, 2] {
                 for mt in [1, 2] {
-                    let g = geometry(d, eb, mt);
+                    let g = geometry(d, eb, mt, false);
                     let n = g.producer_warps;
                     assert!((1..=MAX_PRODUCER_WARPS).contains(&n));
                     let rows = KV_TILE_TOKENS / n;
@@ -306,14 +340,14 @@ mod tests {
                         p.total_bytes - p.page_ids_offset,
                         n * PAGE_ID_RING_BYTES_PER_WARP
                     );
-                    if max_registers(eb, d, mt).is_some() {
+                    if max_registers(eb, d, mt, false).is_some() {
                         assert_eq!(n, 1, "capped variants keep one load warp");
                     }
                 }
             }
         }
-        assert_eq!(geometry(128, 2, 2).producer_warps, 4);
-        assert_eq!(geometry(128, 2, 1).producer_warps, 1);
-        assert_eq!(geometry(128, 1, 2).producer_warps, 1);
+        assert_eq!(geometry(128, 2, 2, false).producer_warps, 4);
+        assert_eq!(geometry(128, 2, 1, false).producer_warps, 1);
+        assert_eq!(geometry(128, 1, 2, false).producer_warps, 1);
     }
 }

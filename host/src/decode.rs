@@ -844,7 +844,7 @@ impl DecodePlan {
         narrow: bool,
     ) -> Result<(&'static str, LaunchDims, u32)> {
         let name = kernel_name(cfg, m_tiles, narrow);
-        let geo = geometry(cfg.head_dim, cfg.operand_types().1.bytes(), m_tiles);
+        let geo = geometry(cfg.head_dim, cfg.operand_types().1.bytes(), m_tiles, narrow);
         let dims = LaunchDims {
             grid: (0, 1, 1),
             block_threads: geo.threads(),

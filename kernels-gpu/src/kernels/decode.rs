@@ -48,7 +48,7 @@ macro_rules! decode_entry {
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(p: DecodeParams) {
             // SAFETY: launch contract of `decode_cta`, established by the host launch layer.
-            unsafe { decode_cta::<$ops, $d, { $d / 8 }, { $d / 16 }, $mt, { stages_for($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES) as usize }, $narrow>(&p) }
+            unsafe { decode_cta::<$ops, $d, { $d / 8 }, { $d / 16 }, $mt, { stages_for($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES, $narrow) as usize }, $narrow>(&p) }
         }
     };
 }
