@@ -31,6 +31,8 @@ pub struct Common {
     workload_file: Option<String>,
 }
 
+// Parsed once per process: the size of the largest variant (the bench knobs) does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Cmd {
     /// Time the decode kernels (CPU reference fallback without a GPU).
