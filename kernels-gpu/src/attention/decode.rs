@@ -313,12 +313,12 @@ fn row_head(p: &DecodeParams, b: &Block, lr: u32) -> u32 {
 /// Wait for the previous kernel, then stage the CTA's Q rows in shared memory as `EQ` (one
 /// 16-dim block, two chunks, per step, in the k order of K's fragments; rows past the request's
 /// tokens are zero) and, for row-scaled formats, each row's score factor. Ends with a consumer
-/// barrier.
+/// barrier; returns the Q tile.
 ///
 /// # Safety
 /// All 128 consumer threads, uniform flow; launch contract of `decode_cta`.
 #[inline(always)]
-unsafe fn stage_q<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) {
+unsafe fn stage_q<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) -> SwizzledTile {
     let tid = thread_idx_x();
     let smem = dynamic_smem_base();
     let s_q = SwizzledTile { base: smem.byte_add(b.plan.q_offset), chunks_per_row: b.geo.q_chunks_per_row() };
@@ -374,6 +374,102 @@ unsafe fn stage_q<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) {
     }
     // SAFETY: the 128 consumer threads.
     unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
+    s_q
+}
+
+/// Per-CTA row facts shared by both consumers: the score scale before any row factor, the
+/// softcap, and the query positions of the block's first row and of the request's last key.
+#[derive(Clone, Copy)]
+struct RowSetup {
+    scale: f32,
+    softcap_log2: f32,
+    min_pos: i32,
+    max_pos: i32,
+}
+
+impl RowSetup {
+    #[inline(always)]
+    fn new(p: &DecodeParams, b: &Block) -> RowSetup {
+        let qk_scale = scale_of(p, p.q_scale, &b.work) * scale_of(p, p.k_scale, &b.work);
+        let (first_i, _) = row_token(p, b, 0);
+        RowSetup {
+            scale: p.score_scale * qk_scale,
+            softcap_log2: p.softcap_log2,
+            min_pos: b.kv_len as i32 - b.q_len as i32 + first_i as i32,
+            max_pos: b.kv_len as i32 - 1,
+        }
+    }
+    /// Score transform of local row `lr` (with its power-of-two factor for row-scaled Q).
+    ///
+    /// # Safety
+    /// After `stage_q` (which wrote the row factors).
+    #[inline(always)]
+    unsafe fn transform<O: Operands>(&self, b: &Block, lr: u32) -> ScoreTransform {
+        let row = if O::Q::ROW_SCALED {
+            // SAFETY: inside the row-scale region, written before `stage_q`'s barrier.
+            f32::from_bits(unsafe { ld_shared_u32(dynamic_smem_base().byte_add(b.plan.row_scale_offset + 4 * lr)) })
+        } else {
+            1.0
+        };
+        ScoreTransform { scale: self.scale * row, softcap_log2: self.softcap_log2 }
+    }
+    /// Mask of local row `lr` (rows past the request's tokens take its last token's).
+    #[inline(always)]
+    fn mask(&self, p: &DecodeParams, b: &Block, lr: u32) -> RowMask {
+        let (i, real) = row_token(p, b, lr);
+        let i = if real { i } else { b.q_len.max(1) - 1 };
+        RowMask { pos: b.kv_len as i32 - b.q_len as i32 + i as i32, kv_end: b.work.kv_end as i32, window_left: p.window_left }
+    }
+    /// Tile `t`'s first key, and whether any of its keys may be hidden from some row (the
+    /// range's end, the causal diagonal or the window's left edge).
+    #[inline(always)]
+    fn tile_mask_test(&self, p: &DecodeParams, b: &Block, t: u32) -> (i32, bool) {
+        let tile_key0 = (b.work.kv_start + t * KV_TILE_TOKENS) as i32;
+        let tile_end = tile_key0 + KV_TILE_TOKENS as i32;
+        let needs = tile_end > b.work.kv_end as i32 || tile_end - 1 > self.min_pos || (p.window_left >= 0 && tile_key0 < self.max_pos - p.window_left);
+        (tile_key0, needs)
+    }
+}
+
+/// Timeline: thread 0 stamps when the first tile has landed.
+///
+/// # Safety
+/// Consumer thread; the host sized the timeline for the grid (or passed none).
+#[inline(always)]
+unsafe fn stamp_first_data(p: &DecodeParams, b: &Block, mbar: Mbarriers) {
+    if p.timeline_decode != NONE_ADDR && thread_idx_x() == 0 && b.num_tiles > 0 {
+        // SAFETY: waiting on the first tile's phase is what the loop does first anyway.
+        unsafe {
+            mbarrier_wait_parity_shared_b64(mbar.full(0), 0);
+            timeline_stamp(p.timeline_decode, TimelineEvent::FirstData, global_timer_ns());
+        }
+    }
+}
+
+/// Wait until tile `t`'s stage is full; its K and V tiles.
+///
+/// # Safety
+/// Consumer thread, hand-over protocol (module doc); `t < num_tiles`.
+#[inline(always)]
+unsafe fn wait_tile<const STAGES: usize>(b: &Block, mbar: Mbarriers, t: u32) -> (SwizzledTile, SwizzledTile) {
+    let s = t % STAGES as u32;
+    // SAFETY: forwarded.
+    unsafe { mbarrier_wait_parity_shared_b64(mbar.full(s), parity(t, STAGES as u32)) };
+    let cpr = b.geo.chunks_per_row();
+    let k = SwizzledTile { base: dynamic_smem_base().byte_add(b.plan.ring_offset + s * b.plan.stage_bytes), chunks_per_row: cpr };
+    (k, SwizzledTile { base: k.base.byte_add(b.plan.kv_tile_bytes), chunks_per_row: cpr })
+}
+
+/// Hand tile `t`'s stage back to the producer, unless no later tile will use it.
+///
+/// # Safety
+/// Consumer thread whose reads of the stage are done; hand-over protocol.
+#[inline(always)]
+unsafe fn release_tile<const STAGES: usize>(b: &Block, mbar: Mbarriers, t: u32) {
+    if t + (STAGES as u32) < b.num_tiles {
+        // SAFETY: forwarded.
+        unsafe { mbarrier_arrive_shared_b64(mbar.empty(t % STAGES as u32)) };
+    }
 }
 
 #[inline(always)]
@@ -386,63 +482,30 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
     let tid = thread_idx_x();
     let lane = lane_id();
     let quad = Quad::of_lane(lane);
-    let cpr = b.geo.chunks_per_row();
-    let smem = dynamic_smem_base();
-    let s_q = SwizzledTile { base: smem.byte_add(b.plan.q_offset), chunks_per_row: b.geo.q_chunks_per_row() };
-    let ring = smem.byte_add::<u8>(b.plan.ring_offset);
-
     // SAFETY: forwarded; all 128 consumer threads.
-    unsafe { stage_q::<O, D>(p, b) };
+    let s_q = unsafe { stage_q::<O, D>(p, b) };
 
     // Q stays in shared memory; its A fragments are re-read with ldmatrix per k-step (matrix
     // mi = lane / 8 of each x4 is rows +8 if mi is odd, k +8 if mi >= 2). Holding them in
     // registers would cost D / 4 registers per m tile and push the larger variants into spills.
     let mi = lane / 8;
-    let qk_scale = scale_of(p, p.q_scale, &b.work) * scale_of(p, p.k_scale, &b.work);
-    // Score transform of this thread's rows (g and g + 8 of every m tile).
-    let mut xf = [[ScoreTransform { scale: p.score_scale * qk_scale, softcap_log2: p.softcap_log2 }; 2]; MT];
-    if O::Q::ROW_SCALED {
-        for (mt, x) in xf.iter_mut().enumerate() {
-            for (h, x) in x.iter_mut().enumerate() {
-                let lr = 16 * mt as u32 + quad.g + 8 * h as u32;
-                // SAFETY: written before the consumer barrier above.
-                x.scale *= f32::from_bits(unsafe { ld_shared_u32(smem.byte_add(b.plan.row_scale_offset + 4 * lr)) });
-            }
-        }
-    }
-    // Masks of this thread's rows (g and g + 8 of every m tile).
-    let mut mask = [[RowMask { pos: 0, kv_end: b.work.kv_end as i32, window_left: p.window_left }; 2]; MT];
-    for mt in 0..MT {
-        for h in 0..2 {
-            let (i, real) = row_token(p, b, 16 * mt as u32 + quad.g + 8 * h as u32);
-            let i = if real { i } else { b.q_len.max(1) - 1 };
-            mask[mt][h].pos = b.kv_len as i32 - b.q_len as i32 + i as i32;
-        }
-    }
-    let (first_i, _) = row_token(p, b, 0);
-    let min_pos = b.kv_len as i32 - b.q_len as i32 + first_i as i32;
-    let max_pos = b.kv_len as i32 - 1;
+    // Score transform and mask of this thread's rows (g and g + 8 of every m tile).
+    let rs = RowSetup::new(p, b);
+    // SAFETY: after `stage_q`.
+    let xf: [[ScoreTransform; 2]; MT] = core::array::from_fn(|mt| core::array::from_fn(|h| unsafe { rs.transform::<O>(b, 16 * mt as u32 + quad.g + 8 * h as u32) }));
+    let mask: [[RowMask; 2]; MT] = core::array::from_fn(|mt| core::array::from_fn(|h| rs.mask(p, b, 16 * mt as u32 + quad.g + 8 * h as u32)));
 
     let mut acc = [[[0f32; 4]; NT]; MT];
     let mut m_run = [[f32::NEG_INFINITY; 2]; MT];
     let mut l_run = [[0f32; 2]; MT];
     let key_base = 16 * warp;
 
-    if p.timeline_decode != NONE_ADDR && tid == 0 && b.num_tiles > 0 {
-        // SAFETY: waiting on the first tile's phase is what the loop does first anyway; the
-        // host sized the timeline for the grid.
-        unsafe {
-            mbarrier_wait_parity_shared_b64(mbar.full(0), 0);
-            timeline_stamp(p.timeline_decode, TimelineEvent::FirstData, global_timer_ns());
-        }
-    }
+    // SAFETY: forwarded.
+    unsafe { stamp_first_data(p, b, mbar) };
     let mut t = 0;
     while t < b.num_tiles {
-        let s = t % STAGES as u32;
         // SAFETY: hand-over protocol (module doc).
-        unsafe { mbarrier_wait_parity_shared_b64(mbar.full(s), parity(t, STAGES as u32)) };
-        let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr };
-        let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), chunks_per_row: cpr };
+        let (k_tile, v_tile) = unsafe { wait_tile::<STAGES>(b, mbar, t) };
 
         // S = Q·Kᵀ over this warp's 16 keys: two n8 tiles per m tile, 32 dims per K load.
         let mut sc = [[[0f32; 4]; 2]; MT];
@@ -464,9 +527,7 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
         }
 
         // Online softmax. Fragment element e of n-tile j: row g + 8 (e / 2), key 8 j + 2 t + e % 2.
-        let tile_key0 = (b.work.kv_start + t * KV_TILE_TOKENS) as i32;
-        let tile_end = tile_key0 + KV_TILE_TOKENS as i32;
-        let needs_mask = tile_end > b.work.kv_end as i32 || tile_end - 1 > min_pos || (p.window_left >= 0 && tile_key0 < max_pos - p.window_left);
+        let (tile_key0, needs_mask) = rs.tile_mask_test(p, b, t);
         let mut pf = [[0u32; 4]; MT];
         for mt in 0..MT {
             for j in 0..2 {
@@ -524,10 +585,8 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
                 }
             }
         }
-        if t + (STAGES as u32) < b.num_tiles {
-            // SAFETY: hand-over protocol: this thread's reads of the stage are done.
-            unsafe { mbarrier_arrive_shared_b64(mbar.empty(s)) };
-        }
+        // SAFETY: this thread's reads of the stage are done.
+        unsafe { release_tile::<STAGES>(b, mbar, t) };
         t += 1;
     }
     if tid == 0 {
@@ -553,31 +612,15 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     let tid = thread_idx_x();
     let lane = lane_id();
     let quad = Quad::of_lane(lane);
-    let cpr = b.geo.chunks_per_row();
-    let smem = dynamic_smem_base();
-    let s_q = SwizzledTile { base: smem.byte_add(b.plan.q_offset), chunks_per_row: b.geo.q_chunks_per_row() };
-    let ring = smem.byte_add::<u8>(b.plan.ring_offset);
     // SAFETY: forwarded; all 128 consumer threads.
-    unsafe { stage_q::<O, D>(p, b) };
+    let s_q = unsafe { stage_q::<O, D>(p, b) };
 
     let mi = lane / 8;
-    let qk_scale = scale_of(p, p.q_scale, &b.work) * scale_of(p, p.k_scale, &b.work);
     // Score transform and mask of this lane's rows 2t and 2t + 1.
-    let mut xf = [ScoreTransform { scale: p.score_scale * qk_scale, softcap_log2: p.softcap_log2 }; 2];
-    let mut mask = [RowMask { pos: 0, kv_end: b.work.kv_end as i32, window_left: p.window_left }; 2];
-    for r in 0..2 {
-        let lr = 2 * quad.t + r as u32;
-        if O::Q::ROW_SCALED {
-            // SAFETY: written before the consumer barrier of `stage_q`.
-            xf[r].scale *= f32::from_bits(unsafe { ld_shared_u32(smem.byte_add(b.plan.row_scale_offset + 4 * lr)) });
-        }
-        let (i, real) = row_token(p, b, lr);
-        let i = if real { i } else { b.q_len.max(1) - 1 };
-        mask[r].pos = b.kv_len as i32 - b.q_len as i32 + i as i32;
-    }
-    let (first_i, _) = row_token(p, b, 0);
-    let min_pos = b.kv_len as i32 - b.q_len as i32 + first_i as i32;
-    let max_pos = b.kv_len as i32 - 1;
+    let rs = RowSetup::new(p, b);
+    // SAFETY: after `stage_q`.
+    let xf: [ScoreTransform; 2] = core::array::from_fn(|r| unsafe { rs.transform::<O>(b, 2 * quad.t + r as u32) });
+    let mask: [RowMask; 2] = core::array::from_fn(|r| rs.mask(p, b, 2 * quad.t + r as u32));
 
     // acc[md]: rows 2t (c0, c2) and 2t + 1 (c1, c3) of head dims out_dim(2 md, g) (c0, c1)
     // and out_dim(2 md + 1, g) (c2, c3).
@@ -586,20 +629,12 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     let mut l_run = [0f32; 2];
     let key_base = 16 * warp;
 
-    if p.timeline_decode != NONE_ADDR && tid == 0 && b.num_tiles > 0 {
-        // SAFETY: as in `consumer`.
-        unsafe {
-            mbarrier_wait_parity_shared_b64(mbar.full(0), 0);
-            timeline_stamp(p.timeline_decode, TimelineEvent::FirstData, global_timer_ns());
-        }
-    }
+    // SAFETY: forwarded.
+    unsafe { stamp_first_data(p, b, mbar) };
     let mut t = 0;
     while t < b.num_tiles {
-        let s = t % STAGES as u32;
         // SAFETY: hand-over protocol (module doc).
-        unsafe { mbarrier_wait_parity_shared_b64(mbar.full(s), parity(t, STAGES as u32)) };
-        let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr };
-        let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), chunks_per_row: cpr };
+        let (k_tile, v_tile) = unsafe { wait_tile::<STAGES>(b, mbar, t) };
 
         // Sᵀ = K·Qᵀ over this warp's 16 keys; element e: key g + 8 (e / 2), row 2t + e % 2.
         let mut sc = [0f32; 4];
@@ -615,9 +650,7 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
             }
         }
 
-        let tile_key0 = (b.work.kv_start + t * KV_TILE_TOKENS) as i32;
-        let tile_end = tile_key0 + KV_TILE_TOKENS as i32;
-        let needs_mask = tile_end > b.work.kv_end as i32 || tile_end - 1 > min_pos || (p.window_left >= 0 && tile_key0 < max_pos - p.window_left);
+        let (tile_key0, needs_mask) = rs.tile_mask_test(p, b, t);
         for (e, x) in sc.iter_mut().enumerate() {
             let key = tile_key0 + (key_base + quad.g + 8 * (e as u32 / 2)) as i32;
             let v = xf[e % 2].apply(*x);
@@ -656,10 +689,8 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
                 unsafe { acc[2 * db + h] = O::EV::mma(a, pb, acc[2 * db + h]) };
             }
         }
-        if t + (STAGES as u32) < b.num_tiles {
-            // SAFETY: hand-over protocol: this thread's reads of the stage are done.
-            unsafe { mbarrier_arrive_shared_b64(mbar.empty(s)) };
-        }
+        // SAFETY: this thread's reads of the stage are done.
+        unsafe { release_tile::<STAGES>(b, mbar, t) };
         t += 1;
     }
     if tid == 0 {
