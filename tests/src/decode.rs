@@ -1413,24 +1413,33 @@ fn bad_tensors(d: &Device) -> CaseResult {
 /// replays must match the float64 reference, and a replay must equal a direct run bitwise.
 /// Also with the experimental tail split (its larger grid reserved at capture).
 fn graph_replay(d: &Device) -> CaseResult {
-    graph_replay_with(d, None)?;
+    graph_replay_with(d, None, 4)?;
     graph_replay_with(
         d,
         Some(ferroflash::TailSplit {
             percent: 25,
             chunk_tiles: 2,
         }),
-    )
+        4,
+    )?;
+    // At most 2 new tokens x group 4 = 8 rows: the narrow kernel.
+    graph_replay_with(d, None, 2)
 }
 
-fn graph_replay_with(d: &Device, tail: Option<ferroflash::TailSplit>) -> CaseResult {
+/// Graph capture and replay with `max_new_tokens` new tokens at most (the batches' new tokens
+/// are capped to it); 2 or fewer runs the narrow variant (checked).
+fn graph_replay_with(
+    d: &Device,
+    tail: Option<ferroflash::TailSplit>,
+    max_new_tokens: u32,
+) -> CaseResult {
     use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
     use cudarc::driver::{DevicePtr, DevicePtrMut};
     use ferroflash::{GraphCapacity, RawTensors};
     let (kv_heads, group, head_dim, page, pool_pages) = (4usize, 4usize, 128usize, 16usize, 400u32);
     let cap = GraphCapacity {
         max_requests: 4,
-        max_new_tokens: 4,
+        max_new_tokens,
         max_page_entries: pool_pages,
     };
     let mut cfg = DecodeConfig::new(
@@ -1442,7 +1451,15 @@ fn graph_replay_with(d: &Device, tail: Option<ferroflash::TailSplit>) -> CaseRes
         Dtype16::Bf16,
     );
     cfg.tail = tail;
+    let narrow = max_new_tokens as usize * group <= 8;
+    cfg.narrow_rows = Some(narrow);
     let mut plan = DecodePlan::for_graphs(d, &cfg, cap).map_err(|e| e.to_string())?;
+    if plan.kernel().ends_with("_m8") != narrow {
+        return Err(format!(
+            "graph plan kernel {} (narrow expected: {narrow})",
+            plan.kernel()
+        ));
+    }
     let s = d.stream();
     let err = |e: cudarc::driver::DriverError| format!("{e:?}");
     let rows = cap.max_tokens() * kv_heads * group * head_dim;
@@ -1476,6 +1493,7 @@ fn graph_replay_with(d: &Device, tail: Option<ferroflash::TailSplit>) -> CaseRes
         (vec![4, 1, 1, 3], vec![3000, 17, 64, 900]),
     ];
     for (seed, (q_lens, kv_lens)) in batches.iter().enumerate() {
+        let q_lens: Vec<u32> = q_lens.iter().map(|&q| q.min(max_new_tokens)).collect();
         let problem = Problem {
             q_heads: kv_heads * group,
             kv_heads,
@@ -1567,7 +1585,9 @@ fn graph_replay_with(d: &Device, tail: Option<ferroflash::TailSplit>) -> CaseRes
         },
     );
     if !matches!(long, Err(ferroflash::Error::NewTokens { .. })) {
-        return Err(format!("5 new tokens over a capacity of 4: {long:?}"));
+        return Err(format!(
+            "5 new tokens over a capacity of {max_new_tokens}: {long:?}"
+        ));
     }
     Ok(Outcome::Pass)
 }
