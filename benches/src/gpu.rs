@@ -205,15 +205,17 @@ pub struct Knobs {
 }
 
 impl Default for Knobs {
-    /// The library's defaults.
+    /// The library's defaults (those of `DecodeConfig::new`; the shape given here does not
+    /// change them).
     fn default() -> Self {
+        let c = DecodeConfig::new(1, 1, 128, 1, 1, Dtype16::Bf16);
         Knobs {
-            splits: Splits::Auto,
-            m_tiles: None,
-            tail: None,
-            cluster_merge: true,
-            combine_parts: None,
-            narrow_rows: None,
+            splits: c.splits,
+            m_tiles: c.m_tiles,
+            tail: c.tail,
+            cluster_merge: c.cluster_merge,
+            combine_parts: c.combine_parts,
+            narrow_rows: c.narrow_rows,
         }
     }
 }
