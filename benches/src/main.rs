@@ -134,18 +134,12 @@ fn main() {
                 None => Ok(None),
                 Some(t) => t.map(Some),
             };
-            let cluster_merge = match cluster.as_str() {
-                "on" => Ok(true),
-                "off" => Ok(false),
-                c => Err(format!("--cluster {c}: on or off")),
-            };
+            let cluster_merge = on_off("--cluster", &cluster, "on or off");
             let combine_parts =
                 auto_or_number("--combine-parts", &combine_parts, "auto or a number");
             let narrow_rows = match narrow.as_str() {
                 "auto" => Ok(None),
-                "on" => Ok(Some(true)),
-                "off" => Ok(Some(false)),
-                c => Err(format!("--narrow {c}: auto, on or off")),
+                v => on_off("--narrow", v, "auto, on or off").map(Some),
             };
             splits.and_then(|splits| {
                 let knobs = gpu::Knobs {
@@ -174,6 +168,15 @@ fn main() {
     if let Err(e) = r {
         eprintln!("ferroflash: {e}");
         std::process::exit(1);
+    }
+}
+
+/// A flag that takes `on` or `off`; `takes` names the accepted values in the error.
+fn on_off(flag: &str, value: &str, takes: &str) -> Result<bool, String> {
+    match value {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        v => Err(format!("{flag} {v}: {takes}")),
     }
 }
 
