@@ -161,6 +161,22 @@ impl Quad {
     }
 }
 
+/// Butterfly reduction of `v` with `op` over the lanes that differ from this one only in the
+/// lane-index bits `first..end` (masks `first, 2 first, ...` below `end`).
+///
+/// # Safety
+/// Full warp, uniform control flow.
+#[inline(always)]
+unsafe fn butterfly(mut v: f32, first: u32, end: u32, op: impl Fn(f32, f32) -> f32) -> f32 {
+    let mut m = first;
+    while m < end {
+        // SAFETY: forwarded.
+        v = op(v, f32::from_bits(unsafe { shfl_sync_bfly_b32(v.to_bits(), m) }));
+        m *= 2;
+    }
+    v
+}
+
 /// Max over the four lanes of a quad (lanes sharing `g`).
 ///
 /// # Safety
@@ -168,10 +184,7 @@ impl Quad {
 #[inline(always)]
 pub unsafe fn quad_max(v: f32) -> f32 {
     // SAFETY: forwarded.
-    unsafe {
-        let v = v.max(f32::from_bits(shfl_sync_bfly_b32(v.to_bits(), 1)));
-        v.max(f32::from_bits(shfl_sync_bfly_b32(v.to_bits(), 2)))
-    }
+    unsafe { butterfly(v, 1, 4, f32::max) }
 }
 
 /// Sum over the four lanes of a quad.
@@ -181,10 +194,7 @@ pub unsafe fn quad_max(v: f32) -> f32 {
 #[inline(always)]
 pub unsafe fn quad_sum(v: f32) -> f32 {
     // SAFETY: forwarded.
-    unsafe {
-        let v = v + f32::from_bits(shfl_sync_bfly_b32(v.to_bits(), 1));
-        v + f32::from_bits(shfl_sync_bfly_b32(v.to_bits(), 2))
-    }
+    unsafe { butterfly(v, 1, 4, |a, b| a + b) }
 }
 
 /// Max over the eight lanes sharing `t` (lanes `t, t + 4, ..., t + 28`: one column of an
@@ -193,14 +203,9 @@ pub unsafe fn quad_sum(v: f32) -> f32 {
 /// # Safety
 /// Full warp, uniform control flow.
 #[inline(always)]
-pub unsafe fn column_max(mut v: f32) -> f32 {
-    let mut m = 4;
-    while m < 32 {
-        // SAFETY: forwarded.
-        v = v.max(f32::from_bits(unsafe { shfl_sync_bfly_b32(v.to_bits(), m) }));
-        m *= 2;
-    }
-    v
+pub unsafe fn column_max(v: f32) -> f32 {
+    // SAFETY: forwarded.
+    unsafe { butterfly(v, 4, 32, f32::max) }
 }
 
 /// Sum over the eight lanes sharing `t`.
@@ -208,14 +213,9 @@ pub unsafe fn column_max(mut v: f32) -> f32 {
 /// # Safety
 /// Full warp, uniform control flow.
 #[inline(always)]
-pub unsafe fn column_sum(mut v: f32) -> f32 {
-    let mut m = 4;
-    while m < 32 {
-        // SAFETY: forwarded.
-        v += f32::from_bits(unsafe { shfl_sync_bfly_b32(v.to_bits(), m) });
-        m *= 2;
-    }
-    v
+pub unsafe fn column_sum(v: f32) -> f32 {
+    // SAFETY: forwarded.
+    unsafe { butterfly(v, 4, 32, |a, b| a + b) }
 }
 
 /// Max over the 32 lanes of a warp.
@@ -223,14 +223,9 @@ pub unsafe fn column_sum(mut v: f32) -> f32 {
 /// # Safety
 /// Full warp, uniform control flow.
 #[inline(always)]
-pub unsafe fn warp_max(mut v: f32) -> f32 {
-    let mut m = 1;
-    while m < 32 {
-        // SAFETY: forwarded.
-        v = v.max(f32::from_bits(unsafe { shfl_sync_bfly_b32(v.to_bits(), m) }));
-        m *= 2;
-    }
-    v
+pub unsafe fn warp_max(v: f32) -> f32 {
+    // SAFETY: forwarded.
+    unsafe { butterfly(v, 1, 32, f32::max) }
 }
 
 /// Sum over the 32 lanes of a warp.
@@ -238,12 +233,7 @@ pub unsafe fn warp_max(mut v: f32) -> f32 {
 /// # Safety
 /// Full warp, uniform control flow.
 #[inline(always)]
-pub unsafe fn warp_sum(mut v: f32) -> f32 {
-    let mut m = 1;
-    while m < 32 {
-        // SAFETY: forwarded.
-        v += f32::from_bits(unsafe { shfl_sync_bfly_b32(v.to_bits(), m) });
-        m *= 2;
-    }
-    v
+pub unsafe fn warp_sum(v: f32) -> f32 {
+    // SAFETY: forwarded.
+    unsafe { butterfly(v, 1, 32, |a, b| a + b) }
 }
