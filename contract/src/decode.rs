@@ -191,12 +191,20 @@ pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32, narrow: bool) -> u32 
     }
 }
 
+/// Register cap of the 16-bit one-m-tile variants at head dim 64 and 128, which run two
+/// 160-thread CTAs per SM (their rings are 100-102 KiB). Registers are allocated per SM
+/// sub-partition (16384 each, a warp's share rounded up to 8 per thread): two CTAs are ten
+/// warps, three per sub-partition, so at most `16384 / (3 * 32)` = 170, i.e. 168. Uncapped,
+/// the persistent consumers needed 176 and the CUDA occupancy fell to one CTA per SM.
+pub const SIXTEEN_BIT_M16_MAX_REGISTERS: u32 = 168;
+
 /// Register cap (`.maxnreg`) of a decode variant, where one keeps more CTAs per SM: fp8 K/V at
 /// head dim 128 with one m tile (64 KiB ring) fits three CTAs per SM in shared memory, and at
 /// 128 registers (3 x 160 threads x 128 = 61440 of 65536) in the register file too; uncapped it
 /// needs 129-131 and gets two. Consumers of fp8 tiles are issue-bound, so the third CTA pays.
 /// The narrow fp8 d128 variants (102-106 registers uncapped, no spills at 96) fit four CTAs at
-/// 96 (4 x 160 x 96 = 61440) with their 48 KiB ring.
+/// 96 (4 x 160 x 96 = 61440) with their 48 KiB ring. The 16-bit m16 variants at head dims
+/// 64 and 128 are capped at [`SIXTEEN_BIT_M16_MAX_REGISTERS`] to keep two CTAs per SM.
 pub const fn max_registers(
     kv_elem_bytes: u32,
     head_dim: u32,
@@ -205,6 +213,8 @@ pub const fn max_registers(
 ) -> Option<u32> {
     if kv_elem_bytes == 1 && head_dim == 128 && m_tiles == 1 {
         Some(if narrow { 96 } else { 128 })
+    } else if kv_elem_bytes == 2 && head_dim <= 128 && m_tiles == 1 && !narrow {
+        Some(SIXTEEN_BIT_M16_MAX_REGISTERS)
     } else {
         None
     }
@@ -305,6 +315,15 @@ mod tests {
         assert!(4 * (g.smem().total_bytes + 1024) <= 228 * 1024);
         assert!(4 * g.threads() * max_registers(1, 128, 1, true).unwrap() <= 65536);
         assert!(g.smem().merge_bytes <= g.stages * g.smem().stage_bytes);
+        // 16-bit m16 at head dims 64 and 128: two CTAs per SM, in shared memory and, at the
+        // cap, in each sub-partition's 16384 registers (ten warps: three per sub-partition).
+        for d in [64, 128] {
+            let g = geometry(d, 2, 1, false);
+            assert!(2 * (g.smem().total_bytes + 1024) <= 228 * 1024);
+            let warps = 2 * g.threads() / 32;
+            let cap = max_registers(2, d, 1, false).unwrap();
+            assert!(warps.div_ceil(4) * 32 * cap <= 16384);
+        }
         // Narrow 16-bit variants keep the 16-row ring.
         assert_eq!(
             geometry(128, 2, 1, true),
