@@ -166,36 +166,15 @@ impl DecodeGeometry {
     }
 }
 
-/// Ring bytes of a [`solo`] variant where a CTA may take 227 KiB of shared memory (sm_90 and
-/// sm_100; `large_smem`): a CTA alone on its SM keeps the bytes in flight that two CTAs with
-/// 96 KiB rings keep (docs/perf.md, change 44).
-pub const SOLO_RING_BYTES: u32 = 192 * 1024;
-
-/// Whether a variant runs one CTA per SM whatever its ring: the 16-bit d128 m32 variants (244+
-/// registers, four load warps), the fp8 d128 m32 variants (238+ registers) and the d256 m16
-/// variants (16-bit: 64 KiB stages; fp8: 237+ registers). Their rings can take the SM's
-/// shared memory ([`SOLO_RING_BYTES`]).
-pub const fn solo(head_dim: u32, kv_elem_bytes: u32, m_tiles: u32, narrow: bool) -> bool {
-    (head_dim == 128 && m_tiles == 2) || (head_dim == 256 && !(kv_elem_bytes == 1 && narrow))
-}
-
-/// Stages of a variant: about 96 KiB of ring for 16-bit K/V (two CTAs per SM on Hopper and
-/// Ampere-class 164+ KiB SMs), about 64 KiB for fp8 (three CTAs per SM: fp8 tiles carry half
-/// the bytes for the same consumer work, so more consumer warps per SM pay more than deeper
-/// rings) and 48 KiB for narrow fp8 variants (four CTAs per SM, with [`max_registers`]:
-/// docs/perf.md change 41); [`SOLO_RING_BYTES`] for [`solo`] variants where `large_smem`
-/// (sm_90, sm_100). At least 2 and at most 6 (fp8 d128: 4 stages of 16 KiB, narrow 3).
-pub const fn stages_for(
-    head_dim: u32,
-    kv_elem_bytes: u32,
-    m_tiles: u32,
-    narrow: bool,
-    large_smem: bool,
-) -> u32 {
+/// Stages for a head dim and element size: about 96 KiB of ring for 16-bit K/V (two CTAs per SM
+/// on Hopper and Ampere-class 164+ KiB SMs), about 64 KiB for fp8 (three CTAs per SM: fp8 tiles
+/// carry half the bytes for the same consumer work, so more consumer warps per SM pay more
+/// than deeper rings) and 48 KiB for narrow fp8 variants (four CTAs per SM, with
+/// [`max_registers`]: docs/perf.md change 41), at least 2 and at most 6 (fp8 d128: 4 stages of
+/// 16 KiB, narrow 3).
+pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32, narrow: bool) -> u32 {
     let stage = 2 * KV_TILE_TOKENS * head_dim * kv_elem_bytes;
-    let ring = if large_smem && solo(head_dim, kv_elem_bytes, m_tiles, narrow) {
-        SOLO_RING_BYTES
-    } else if kv_elem_bytes == 1 && narrow {
+    let ring = if kv_elem_bytes == 1 && narrow {
         48 * 1024
     } else if kv_elem_bytes == 1 {
         64 * 1024
@@ -256,50 +235,27 @@ pub const fn producer_warps(kv_elem_bytes: u32, head_dim: u32, m_tiles: u32) -> 
     }
 }
 
-/// The geometry of the variant for (head_dim, kv element bytes, m tiles, narrow) on an arch
-/// whose CTAs may take 227 KiB of shared memory (`large_smem`: sm_90, sm_100) or not (sm_80
-/// module: 163 KiB on the A100, 99 KiB on sm_86/89).
+/// The geometry of the variant for (head_dim, kv element bytes, m tiles, narrow).
 pub const fn geometry(
     head_dim: u32,
     kv_elem_bytes: u32,
     m_tiles: u32,
     narrow: bool,
-    large_smem: bool,
 ) -> DecodeGeometry {
     DecodeGeometry {
         head_dim,
         kv_elem_bytes,
         m_tiles,
-        stages: stages_for(head_dim, kv_elem_bytes, m_tiles, narrow, large_smem),
+        stages: stages_for(head_dim, kv_elem_bytes, narrow),
         producer_warps: producer_warps(kv_elem_bytes, head_dim, m_tiles),
         narrow,
     }
 }
 
 const _: () = assert!(KV_TILE_TOKENS.is_multiple_of(CONSUMER_WARPS * 16));
-const _: () = assert!(geometry(128, 2, 1, false, true).smem().total_bytes <= 110 * 1024);
-const _: () = assert!(geometry(256, 2, 1, false, true).smem().total_bytes <= 227 * 1024);
-const _: () = assert!(geometry(128, 1, 2, false, true).smem().total_bytes <= 110 * 1024);
-// Every variant fits a CTA's shared memory: 227 KiB on sm_90 / sm_100 (`large_smem`), the
-// A100's 163 KiB otherwise (m32 exists for head dims up to 128).
-const _: () = {
-    let dims = [64, 128, 256];
-    let mut i: u32 = 0;
-    while i < 24 {
-        let (d, eb, mt, narrow) = (
-            dims[(i % 3) as usize],
-            1 + (i / 3) % 2,
-            1 + (i / 6) % 2,
-            i >= 12,
-        );
-        i += 1;
-        if mt == 2 && (d > 128 || narrow) {
-            continue;
-        }
-        assert!(geometry(d, eb, mt, narrow, true).smem().total_bytes <= 227 * 1024);
-        assert!(geometry(d, eb, mt, narrow, false).smem().total_bytes <= 163 * 1024);
-    }
-};
+const _: () = assert!(geometry(128, 2, 1, false).smem().total_bytes <= 110 * 1024);
+const _: () = assert!(geometry(256, 2, 1, false).smem().total_bytes <= 227 * 1024);
+const _: () = assert!(geometry(128, 1, 2, false).smem().total_bytes <= 110 * 1024);
 // SwizzledTile's XOR stays inside a row for 4-chunk rows and multiples of 8 chunks only.
 const _: () = {
     let dims = [64, 128, 256];
@@ -307,7 +263,7 @@ const _: () = {
     while i < 3 {
         let mut eb = 1;
         while eb <= 2 {
-            let c = geometry(dims[i], eb, 1, false, true).chunks_per_row();
+            let c = geometry(dims[i], eb, 1, false).chunks_per_row();
             assert!(c == 4 || c.is_multiple_of(8));
             eb += 1;
         }
@@ -332,22 +288,17 @@ mod tests {
     use super::*;
     #[test]
     fn plans() {
-        let g = geometry(128, 2, 1, false, true);
+        let g = geometry(128, 2, 1, false);
         assert_eq!(g.stages, 3);
         assert_eq!(g.smem().stage_bytes, 32 * 1024);
         assert_eq!(g.chunks_per_row(), 16);
         assert!(g.smem().ring_offset.is_multiple_of(128));
         assert!(g.smem().mbar_offset.is_multiple_of(8));
-        // Solo variants: deeper rings where a CTA may take 227 KiB, the A100's budget elsewhere.
-        assert_eq!(geometry(256, 2, 1, false, true).stages, 3);
-        assert_eq!(geometry(256, 2, 1, false, false).stages, 2);
-        assert_eq!(geometry(128, 2, 2, false, true).stages, 6);
-        assert_eq!(geometry(128, 2, 2, false, false).stages, 3);
-        assert_eq!(geometry(256, 1, 1, false, true).stages, 6);
-        assert!(!solo(64, 2, 2, false) && !solo(256, 1, 1, true) && solo(256, 2, 1, true));
-        let g = geometry(64, 2, 2, false, true);
+        let g = geometry(256, 2, 1, false);
+        assert_eq!(g.stages, 2);
+        let g = geometry(64, 2, 2, false);
         assert_eq!(g.rows_per_block(), 32);
-        let g = geometry(128, 1, 1, false, true);
+        let g = geometry(128, 1, 1, false);
         assert_eq!(
             (g.stages, g.chunks_per_row(), g.q_chunks_per_row()),
             (4, 8, 16)
@@ -356,10 +307,10 @@ mod tests {
         assert!(3 * (g.smem().total_bytes + 1024) <= 228 * 1024);
         assert_eq!(g.smem().stage_bytes, 16 * 1024);
         assert!(g.smem().merge_bytes <= 4 * 16 * 1024);
-        let g = geometry(64, 1, 2, false, true);
+        let g = geometry(64, 1, 2, false);
         assert_eq!(g.chunks_per_row(), 4);
         // Narrow fp8 d128: four CTAs fit (shared memory here, registers by `max_registers`).
-        let g = geometry(128, 1, 1, true, true);
+        let g = geometry(128, 1, 1, true);
         assert_eq!(g.stages, 3);
         assert!(4 * (g.smem().total_bytes + 1024) <= 228 * 1024);
         assert!(4 * g.threads() * max_registers(1, 128, 1, true).unwrap() <= 65536);
@@ -367,7 +318,7 @@ mod tests {
         // 16-bit m16 at head dims 64 and 128: two CTAs per SM, in shared memory and, at the
         // cap, in each sub-partition's 16384 registers (ten warps: three per sub-partition).
         for d in [64, 128] {
-            let g = geometry(d, 2, 1, false, true);
+            let g = geometry(d, 2, 1, false);
             assert!(2 * (g.smem().total_bytes + 1024) <= 228 * 1024);
             let warps = 2 * g.threads() / 32;
             let cap = max_registers(2, d, 1, false).unwrap();
@@ -375,10 +326,10 @@ mod tests {
         }
         // Narrow 16-bit variants keep the 16-row ring.
         assert_eq!(
-            geometry(128, 2, 1, true, true),
+            geometry(128, 2, 1, true),
             DecodeGeometry {
                 narrow: true,
-                ..geometry(128, 2, 1, false, true)
+                ..geometry(128, 2, 1, false)
             }
         );
     }
@@ -392,7 +343,7 @@ mod tests {
         for d in [64, 128, 256] {
             for eb in [1, 2] {
                 for mt in [1, 2] {
-                    let g = geometry(d, eb, mt, false, true);
+                    let g = geometry(d, eb, mt, false);
                     let n = g.producer_warps;
                     assert!((1..=MAX_PRODUCER_WARPS).contains(&n));
                     let rows = KV_TILE_TOKENS / n;
@@ -414,8 +365,8 @@ mod tests {
                 }
             }
         }
-        assert_eq!(geometry(128, 2, 2, false, true).producer_warps, 4);
-        assert_eq!(geometry(128, 2, 1, false, true).producer_warps, 1);
-        assert_eq!(geometry(128, 1, 2, false, true).producer_warps, 1);
+        assert_eq!(geometry(128, 2, 2, false).producer_warps, 4);
+        assert_eq!(geometry(128, 2, 1, false).producer_warps, 1);
+        assert_eq!(geometry(128, 1, 2, false).producer_warps, 1);
     }
 }

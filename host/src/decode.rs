@@ -844,14 +844,7 @@ impl DecodePlan {
         narrow: bool,
     ) -> Result<(&'static str, LaunchDims, u32)> {
         let name = kernel_name(cfg, m_tiles, narrow);
-        let large_smem = dev.arch() != crate::ModuleArch::Sm80;
-        let geo = geometry(
-            cfg.head_dim,
-            cfg.operand_types().1.bytes(),
-            m_tiles,
-            narrow,
-            large_smem,
-        );
+        let geo = geometry(cfg.head_dim, cfg.operand_types().1.bytes(), m_tiles, narrow);
         let dims = LaunchDims {
             grid: (0, 1, 1),
             block_threads: geo.threads(),

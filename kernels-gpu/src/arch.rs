@@ -16,11 +16,6 @@ use core::arch::asm;
 use core::arch::nvptx;
 use core::marker::PhantomData;
 
-/// Whether a CTA of this build may take 227 KiB of shared memory (sm_90 and sm_100 builds; the
-/// sm_80 module also runs on the A100's 163 KiB and sm_86/89's 99 KiB). The host passes the same
-/// flag to `ferroflash_contract::decode::geometry` for the module it loaded.
-pub const LARGE_SMEM: bool = cfg!(target_feature = "sm_90");
-
 // ------------------------------------------------------------------------------------------------
 // Address spaces as types
 // ------------------------------------------------------------------------------------------------

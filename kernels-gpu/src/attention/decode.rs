@@ -87,7 +87,7 @@ fn scale_of(p: &DecodeParams, table: u64, w: &DecodeWork) -> f32 {
 /// ([`consumer_narrow`]).
 ///
 /// # Safety
-/// Launched with `geometry(D, O::K::ELEM_BYTES, MT, NARROW, LARGE_SMEM).threads()` threads and `geometry(D, O::K::ELEM_BYTES, MT, NARROW, LARGE_SMEM).smem().total_bytes`
+/// Launched with `geometry(D, O::K::ELEM_BYTES, MT, NARROW).threads()` threads and `geometry(D, O::K::ELEM_BYTES, MT, NARROW).smem().total_bytes`
 /// of dynamic shared memory over a parameter block validated by the host (every address, page
 /// id and length in range; see `ferroflash::decode`).
 #[inline(always)]
@@ -95,7 +95,7 @@ pub unsafe fn decode_cta<O: Operands, const D: usize, const NT: usize, const KS:
     p: &DecodeParams,
 ) {
     const { assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0 && (!NARROW || MT == 1)) };
-    let geo = geometry(D as u32, O::K::ELEM_BYTES, MT as u32, NARROW, LARGE_SMEM);
+    let geo = geometry(D as u32, O::K::ELEM_BYTES, MT as u32, NARROW);
     debug_assert!(geo.stages == STAGES as u32);
     let t_entry = global_timer_ns();
     let num_work = if p.num_work_dev != NONE_ADDR {

@@ -3,7 +3,6 @@
 
 use crate::attention::combine::combine_cta;
 use crate::attention::decode::{decode_cta, Operands};
-use crate::arch::LARGE_SMEM;
 use crate::attention::kv::{Kv16, Kv8, KvFormat, QBf16AsF16, Q16, Q8};
 use crate::tile::{Bf16, E4m3, E5m2, F16};
 use ferroflash_contract::decode::stages_for;
@@ -49,7 +48,7 @@ macro_rules! decode_entry {
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(p: DecodeParams) {
             // SAFETY: launch contract of `decode_cta`, established by the host launch layer.
-            unsafe { decode_cta::<$ops, $d, { $d / 8 }, { $d / 16 }, $mt, { stages_for($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES, $mt, $narrow, LARGE_SMEM) as usize }, $narrow>(&p) }
+            unsafe { decode_cta::<$ops, $d, { $d / 8 }, { $d / 16 }, $mt, { stages_for($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES, $narrow) as usize }, $narrow>(&p) }
         }
     };
 }
