@@ -194,8 +194,9 @@ pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32, narrow: bool) -> u32 
 /// Register cap of the 16-bit one-m-tile variants at head dim 64 and 128, which run two
 /// 160-thread CTAs per SM (their rings are 100-102 KiB). Registers are allocated per SM
 /// sub-partition (16384 each, a warp's share rounded up to 8 per thread): two CTAs are ten
-/// warps, three per sub-partition, so at most `16384 / (3 * 32)` = 170, i.e. 168. Uncapped,
-/// the persistent consumers needed 176 and the CUDA occupancy fell to one CTA per SM.
+/// warps, three per sub-partition, so at most `16384 / (3 * 32)` = 170, i.e. 168. The cap is
+/// a guard (main needs 164; measured neutral, docs/perf.md change 44): the persistent draft
+/// of change 43 needed 176, and the CUDA occupancy silently fell to one CTA per SM.
 pub const SIXTEEN_BIT_M16_MAX_REGISTERS: u32 = 168;
 
 /// Register cap (`.maxnreg`) of a decode variant, where one keeps more CTAs per SM: fp8 K/V at
