@@ -189,12 +189,14 @@ fn encode_scaled(dtype: DType, vals: &[f32]) -> (Storage, f32) {
     (Storage::encode(dtype, &scaled), s)
 }
 
-/// Plan overrides of a benchmark run (`--splits`, `--m-tiles`, `--tail`); the default is the planner's
+/// Plan overrides of a benchmark run (`--splits`, `--m-tiles`, `--row-split`, `--tail`, ...); the default is the planner's
 /// own choice.
 #[derive(Clone, Copy, Debug)]
 pub struct Knobs {
     pub splits: Splits,
     pub m_tiles: Option<u32>,
+    /// `--row-split auto|on|off`.
+    pub row_split: Option<bool>,
     pub tail: Option<ferroflash::TailSplit>,
     /// `--cluster on|off`.
     pub cluster_merge: bool,
@@ -212,6 +214,7 @@ impl Default for Knobs {
         Knobs {
             splits: c.splits,
             m_tiles: c.m_tiles,
+            row_split: c.row_split,
             tail: c.tail,
             cluster_merge: c.cluster_merge,
             combine_parts: c.combine_parts,
@@ -256,6 +259,7 @@ impl Case {
         cfg.scales = ScaleLayout::PerTensor;
         cfg.splits = knobs.splits;
         cfg.m_tiles = knobs.m_tiles;
+        cfg.row_split = knobs.row_split;
         cfg.tail = knobs.tail;
         cfg.cluster_merge = knobs.cluster_merge;
         cfg.combine_parts = knobs.combine_parts;

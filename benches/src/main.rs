@@ -51,9 +51,14 @@ enum Cmd {
         /// KV splits per request: `auto` (planner) or a number.
         #[arg(long, default_value = "auto")]
         splits: String,
-        /// 16-row query tiles per CTA: `auto` (planner), 1 or 2 (2 needs head_dim <= 128).
+        /// 16-row query tiles per CTA: `auto` (planner), 1, 2 or 4 (2 and 4 need head_dim <=
+        /// 128, 4 the row-split consumers).
         #[arg(long, default_value = "auto")]
         m_tiles: String,
+        /// Row-split consumers for 32 and 64 rows per CTA (`_w32` / `_w64`): `auto` (the
+        /// library's choice: on), `on` or `off` (the `_m32` kernels).
+        #[arg(long, default_value = "auto")]
+        row_split: String,
         /// Experimental tail split `PERCENT:CHUNK_TILES` (e.g. `25:4`): the last PERCENT of every
         /// split block's tiles in chunks of CHUNK_TILES, taken by the SMs that finish first.
         #[arg(long)]
@@ -116,6 +121,7 @@ fn main() {
             rot_gib,
             splits,
             m_tiles,
+            row_split,
             tail,
             cluster,
             combine_parts,
@@ -129,7 +135,11 @@ fn main() {
                     .map(ferroflash::Splits::Fixed)
                     .map_err(|_| format!("--splits {n}: auto or a number")),
             };
-            let m_tiles = auto_or_number("--m-tiles", &m_tiles, "auto, 1 or 2");
+            let m_tiles = auto_or_number("--m-tiles", &m_tiles, "auto, 1, 2 or 4");
+            let row_split = match row_split.as_str() {
+                "auto" => Ok(None),
+                v => on_off("--row-split", v, "auto, on or off").map(Some),
+            };
             let tail = match tail.as_deref().map(parse_tail) {
                 None => Ok(None),
                 Some(t) => t.map(Some),
@@ -145,6 +155,7 @@ fn main() {
                 let knobs = gpu::Knobs {
                     splits,
                     m_tiles: m_tiles?,
+                    row_split: row_split?,
                     tail: tail?,
                     cluster_merge: cluster_merge?,
                     combine_parts: combine_parts?,

@@ -68,6 +68,13 @@ pub struct DecodeGeometry {
     pub kv_elem_bytes: u32,
     /// m16 tiles per CTA (packed rows per CTA = 16 * m_tiles).
     pub m_tiles: u32,
+    /// Row groups of the consumer warps (1, 2 or 4; See Note [row-split consumers] in
+    /// docs/DESIGN.md): the four consumer warps form `row_groups` groups that own distinct
+    /// rows (`16 m_tiles / row_groups` each) times [`key_groups`](Self::key_groups) slices of
+    /// every tile's keys (`64 / key_groups` each). 1: every warp holds all rows for 16 keys
+    /// (the `_m8`, `_m16`, `_m32` variants); 2 and 4: the `_w32` and `_w64` variants, one m16
+    /// tile per warp over 32 or 64 keys.
+    pub row_groups: u32,
     /// Pipeline stages.
     pub stages: u32,
     /// Load warps: warp `w` of `n` copies rows `w 64 / n .. (w + 1) 64 / n` of every tile (see
@@ -112,6 +119,15 @@ impl DecodeGeometry {
     pub const fn rows_per_block(&self) -> u32 {
         M_TILE_ROWS * self.m_tiles
     }
+    /// Consumer warps that share one row group, each over its own slice of a tile's keys
+    /// (`CONSUMER_WARPS / row_groups`); the warp merge runs over this many states per row.
+    pub const fn key_groups(&self) -> u32 {
+        CONSUMER_WARPS / self.row_groups
+    }
+    /// Keys of every tile one consumer warp takes.
+    pub const fn keys_per_warp(&self) -> u32 {
+        KV_TILE_TOKENS / self.key_groups()
+    }
     /// 16-byte chunks in one K/V row.
     pub const fn chunks_per_row(&self) -> u32 {
         self.head_dim * self.kv_elem_bytes / CHUNK_BYTES
@@ -136,9 +152,9 @@ impl DecodeGeometry {
         let q_offset = 0;
         let row_scale_offset = q_offset + q_bytes;
         let ring_offset = align_up(row_scale_offset + 4 * self.rows_per_block(), 128);
-        // Per consumer warp: O (rows x padded head_dim f32) + max and sum per row (2 x rows f32).
+        // Per key group: O (rows x padded head_dim f32) + max and sum per row (2 x rows f32).
         let merge_bytes =
-            CONSUMER_WARPS * self.rows_per_block() * (self.merge_row_stride_f32() + 2) * 4;
+            self.key_groups() * self.rows_per_block() * (self.merge_row_stride_f32() + 2) * 4;
         let ring_bytes = self.stages * stage_bytes;
         let cluster_offset = ring_offset + align_up(merge_bytes, 16);
         let cluster_bytes = self.rows_per_block() * (self.head_dim + 1) * 4;
@@ -166,17 +182,21 @@ impl DecodeGeometry {
     }
 }
 
-/// Stages for a head dim and element size: about 96 KiB of ring for 16-bit K/V (two CTAs per SM
-/// on Hopper and Ampere-class 164+ KiB SMs), about 64 KiB for fp8 (three CTAs per SM: fp8 tiles
-/// carry half the bytes for the same consumer work, so more consumer warps per SM pay more
-/// than deeper rings) and 48 KiB for narrow fp8 variants (four CTAs per SM, with
-/// [`max_registers`]: docs/perf.md change 41), at least 2 and at most 6 (fp8 d128: 4 stages of
-/// 16 KiB, narrow 3).
-pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32, narrow: bool) -> u32 {
+/// Stages for a head dim, element size and m16 tiles per CTA: about 96 KiB of ring for 16-bit
+/// K/V (two CTAs per SM on Hopper and Ampere-class 164+ KiB SMs; 64 KiB where the Q tile passes
+/// 8 KiB, i.e. 64 rows at head dim 128, so that two CTAs still fit 227 KiB), about 64 KiB for
+/// fp8 (three CTAs per SM: fp8 tiles carry half the bytes for the same consumer work, so more
+/// consumer warps per SM pay more than deeper rings) and 48 KiB for narrow fp8 variants (four
+/// CTAs per SM, with [`max_registers`]: docs/perf.md change 41), at least 2 and at most 6 (fp8
+/// d128: 4 stages of 16 KiB, narrow 3).
+pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32, m_tiles: u32, narrow: bool) -> u32 {
     let stage = 2 * KV_TILE_TOKENS * head_dim * kv_elem_bytes;
+    let q_bytes = M_TILE_ROWS * m_tiles * head_dim * 2;
     let ring = if kv_elem_bytes == 1 && narrow {
         48 * 1024
     } else if kv_elem_bytes == 1 {
+        64 * 1024
+    } else if q_bytes > 8 * 1024 {
         64 * 1024
     } else {
         96 * 1024
@@ -205,14 +225,18 @@ pub const SIXTEEN_BIT_M16_MAX_REGISTERS: u32 = 168;
 /// needs 129-131 and gets two. Consumers of fp8 tiles are issue-bound, so the third CTA pays.
 /// The narrow fp8 d128 variants (102-106 registers uncapped, no spills at 96) fit four CTAs at
 /// 96 (4 x 160 x 96 = 61440) with their 48 KiB ring. The 16-bit m16 variants at head dims
-/// 64 and 128 are capped at [`SIXTEEN_BIT_M16_MAX_REGISTERS`] to keep two CTAs per SM.
+/// 64 and 128 are capped at [`SIXTEEN_BIT_M16_MAX_REGISTERS`] to keep two CTAs per SM, and so
+/// are the row-split variants (`row_groups > 1`, one m16 tile per warp) of every element size.
 pub const fn max_registers(
     kv_elem_bytes: u32,
     head_dim: u32,
     m_tiles: u32,
+    row_groups: u32,
     narrow: bool,
 ) -> Option<u32> {
-    if kv_elem_bytes == 1 && head_dim == 128 && m_tiles == 1 {
+    if row_groups > 1 {
+        Some(SIXTEEN_BIT_M16_MAX_REGISTERS)
+    } else if kv_elem_bytes == 1 && head_dim == 128 && m_tiles == 1 {
         Some(if narrow { 96 } else { 128 })
     } else if kv_elem_bytes == 2 && head_dim <= 128 && m_tiles == 1 && !narrow {
         Some(SIXTEEN_BIT_M16_MAX_REGISTERS)
@@ -227,29 +251,59 @@ pub const fn max_registers(
 /// queue (docs/perf.md, change 27: X3 -6.6%, X8 -3.5%). Every other variant takes one: at two
 /// or three CTAs per SM more load warps cost registers (two CTAs of six warps need a
 /// 128-register cap) and measured 5-7% slower; the fp8 m32 consumers are issue-bound and lost
-/// 2.6% (X9); head dim 256 did not move (X2).
-pub const fn producer_warps(kv_elem_bytes: u32, head_dim: u32, m_tiles: u32) -> u32 {
-    if kv_elem_bytes == 2 && head_dim == 128 && m_tiles == 2 {
+/// 2.6% (X9); head dim 256 did not move (X2); the row-split variants run two CTAs per SM.
+pub const fn producer_warps(
+    kv_elem_bytes: u32,
+    head_dim: u32,
+    m_tiles: u32,
+    row_groups: u32,
+) -> u32 {
+    if kv_elem_bytes == 2 && head_dim == 128 && m_tiles == 2 && row_groups == 1 {
         MAX_PRODUCER_WARPS
     } else {
         1
     }
 }
 
-/// The geometry of the variant for (head_dim, kv element bytes, m tiles, narrow).
+/// The geometry of the key-split variant for (head_dim, kv element bytes, m tiles, narrow):
+/// [`geometry_rows`] with one row group.
 pub const fn geometry(
     head_dim: u32,
     kv_elem_bytes: u32,
     m_tiles: u32,
     narrow: bool,
 ) -> DecodeGeometry {
+    geometry_rows(head_dim, kv_elem_bytes, m_tiles, 1, narrow)
+}
+
+/// The geometry of the variant for (head_dim, kv element bytes, m tiles, row groups, narrow).
+pub const fn geometry_rows(
+    head_dim: u32,
+    kv_elem_bytes: u32,
+    m_tiles: u32,
+    row_groups: u32,
+    narrow: bool,
+) -> DecodeGeometry {
     DecodeGeometry {
         head_dim,
         kv_elem_bytes,
         m_tiles,
-        stages: stages_for(head_dim, kv_elem_bytes, narrow),
-        producer_warps: producer_warps(kv_elem_bytes, head_dim, m_tiles),
+        row_groups,
+        stages: stages_for(head_dim, kv_elem_bytes, m_tiles, narrow),
+        producer_warps: producer_warps(kv_elem_bytes, head_dim, m_tiles, row_groups),
         narrow,
+    }
+}
+
+/// Whether (m tiles, row groups, narrow) names a decode layout the kernels implement: the
+/// key-split layouts (one row group: 16 rows, 32 rows at head dim <= 128, narrow 8 rows) and
+/// the row-split ones (one m16 tile per warp: 32 or 64 rows, head dim <= 128).
+pub const fn layout_supported(head_dim: u32, m_tiles: u32, row_groups: u32, narrow: bool) -> bool {
+    match (m_tiles, row_groups) {
+        (1, 1) => true,
+        (2, 1) => !narrow && head_dim <= 128,
+        (2, 2) | (4, 4) => !narrow && head_dim <= 128,
+        _ => false,
     }
 }
 
@@ -257,6 +311,24 @@ const _: () = assert!(KV_TILE_TOKENS.is_multiple_of(CONSUMER_WARPS * 16));
 const _: () = assert!(geometry(128, 2, 1, false).smem().total_bytes <= 110 * 1024);
 const _: () = assert!(geometry(256, 2, 1, false).smem().total_bytes <= 227 * 1024);
 const _: () = assert!(geometry(128, 1, 2, false).smem().total_bytes <= 110 * 1024);
+// Row-split variants: two CTAs per SM (228 KiB, 1 KiB reserved per CTA) at every element size.
+const _: () = {
+    let dims = [64, 128];
+    let mut i = 0;
+    while i < 2 {
+        let mut eb = 1;
+        while eb <= 2 {
+            let mut rg = 2;
+            while rg <= 4 {
+                let g = geometry_rows(dims[i], eb, rg, rg, false);
+                assert!(2 * (g.smem().total_bytes + 1024) <= 228 * 1024);
+                rg += 2;
+            }
+            eb += 1;
+        }
+        i += 1;
+    }
+};
 // SwizzledTile's XOR stays inside a row for 4-chunk rows and multiples of 8 chunks only.
 const _: () = {
     let dims = [64, 128, 256];
@@ -314,7 +386,7 @@ mod tests {
         let g = geometry(128, 1, 1, true);
         assert_eq!(g.stages, 3);
         assert!(4 * (g.smem().total_bytes + 1024) <= 228 * 1024);
-        assert!(4 * g.threads() * max_registers(1, 128, 1, true).unwrap() <= 65536);
+        assert!(4 * g.threads() * max_registers(1, 128, 1, 1, true).unwrap() <= 65536);
         assert!(g.smem().merge_bytes <= g.stages * g.smem().stage_bytes);
         // 16-bit m16 at head dims 64 and 128: two CTAs per SM, in shared memory and, at the
         // cap, in each sub-partition's 16384 registers (ten warps: three per sub-partition).
@@ -322,7 +394,7 @@ mod tests {
             let g = geometry(d, 2, 1, false);
             assert!(2 * (g.smem().total_bytes + 1024) <= 228 * 1024);
             let warps = 2 * g.threads() / 32;
-            let cap = max_registers(2, d, 1, false).unwrap();
+            let cap = max_registers(2, d, 1, 1, false).unwrap();
             assert!(warps.div_ceil(4) * 32 * cap <= 16384);
         }
         // Narrow 16-bit variants keep the 16-row ring.
@@ -360,7 +432,7 @@ mod tests {
                         p.total_bytes - p.page_ids_offset,
                         n * PAGE_ID_RING_BYTES_PER_WARP
                     );
-                    if max_registers(eb, d, mt, false).is_some() {
+                    if max_registers(eb, d, mt, 1, false).is_some() {
                         assert_eq!(n, 1, "capped variants keep one load warp");
                     }
                 }
@@ -369,5 +441,38 @@ mod tests {
         assert_eq!(geometry(128, 2, 2, false).producer_warps, 4);
         assert_eq!(geometry(128, 2, 1, false).producer_warps, 1);
         assert_eq!(geometry(128, 1, 2, false).producer_warps, 1);
+    }
+
+    /// Row-split variants: warps x key slices cover the tile, one load warp, two CTAs per SM
+    /// in shared memory and (at the cap) in every sub-partition's registers, and the merge
+    /// scratch the same size as the key-split variants' (key groups x rows is constant).
+    #[test]
+    fn row_split_layouts() {
+        for d in [64, 128] {
+            for eb in [1, 2] {
+                for rg in [2, 4] {
+                    assert!(layout_supported(d, rg, rg, false));
+                    let g = geometry_rows(d, eb, rg, rg, false);
+                    assert_eq!(g.rows_per_block(), 16 * rg);
+                    assert_eq!(g.key_groups() * g.keys_per_warp(), KV_TILE_TOKENS);
+                    assert_eq!(g.keys_per_warp(), 16 * rg);
+                    assert_eq!(g.producer_warps, 1);
+                    assert!(2 * (g.smem().total_bytes + 1024) <= 228 * 1024);
+                    let cap = max_registers(eb, d, rg, rg, false).unwrap();
+                    assert!((2 * g.threads() / 32).div_ceil(4) * 32 * cap <= 16384);
+                    assert_eq!(
+                        g.smem().merge_bytes,
+                        geometry(d, eb, 1, false).smem().merge_bytes
+                    );
+                }
+            }
+        }
+        // 64 rows at head dim 128 take a two-stage 16-bit ring (the 16 KiB Q tile).
+        assert_eq!(geometry_rows(128, 2, 4, 4, false).stages, 2);
+        assert_eq!(geometry_rows(128, 2, 2, 2, false).stages, 3);
+        assert_eq!(geometry_rows(64, 2, 4, 4, false).stages, 6);
+        assert!(!layout_supported(256, 2, 2, false));
+        assert!(!layout_supported(128, 4, 1, false));
+        assert!(!layout_supported(128, 2, 2, true));
     }
 }

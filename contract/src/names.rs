@@ -58,7 +58,8 @@ pub const ALL_ENTRIES: &[(&str, ArchSet)] = &[
 
 /// Decode kernels and the combine kernels.
 ///
-/// Decode entry names: `ff_decode_{q}_d{head_dim}_m{rows per CTA: 8 (narrow), 16, 32}` when Q, K/V and O share a
+/// Decode entry names: `ff_decode_{q}_d{head_dim}_m{rows per CTA: 8 (narrow), 16, 32}` (or
+/// `_w{32, 64}` for the row-split consumers, See Note [row-split consumers]) when Q, K/V and O share a
 /// 16-bit type; `ff_decode_{q}_{kv}kv_d.._m..` for a 16-bit Q (and O) over an fp8 KV cache;
 /// `ff_decode_{fp8}_d.._m..` for all-fp8 Q/K/V with a bf16 output.
 pub mod decode {
@@ -77,6 +78,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -86,6 +88,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -95,6 +98,27 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_d64_w32",
+            q: Elem::Bf16,
+            kv: Elem::Bf16,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_d64_w64",
+            q: Elem::Bf16,
+            kv: Elem::Bf16,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -104,6 +128,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -113,6 +138,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -122,6 +148,27 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_d128_w32",
+            q: Elem::Bf16,
+            kv: Elem::Bf16,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_d128_w64",
+            q: Elem::Bf16,
+            kv: Elem::Bf16,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -131,6 +178,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -140,6 +188,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -149,6 +198,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -158,6 +208,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -167,6 +218,27 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_d64_w32",
+            q: Elem::F16,
+            kv: Elem::F16,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_d64_w64",
+            q: Elem::F16,
+            kv: Elem::F16,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -176,6 +248,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -185,6 +258,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -194,6 +268,27 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_d128_w32",
+            q: Elem::F16,
+            kv: Elem::F16,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_d128_w64",
+            q: Elem::F16,
+            kv: Elem::F16,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -203,6 +298,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -212,6 +308,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -221,6 +318,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -230,6 +328,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -239,6 +338,27 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_e4m3kv_d64_w32",
+            q: Elem::Bf16,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_e4m3kv_d64_w64",
+            q: Elem::Bf16,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -248,6 +368,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -257,6 +378,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -266,6 +388,27 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_e4m3kv_d128_w32",
+            q: Elem::Bf16,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_e4m3kv_d128_w64",
+            q: Elem::Bf16,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -275,6 +418,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -284,6 +428,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -293,6 +438,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -302,6 +448,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -311,6 +458,27 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_e5m2kv_d64_w32",
+            q: Elem::Bf16,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_e5m2kv_d64_w64",
+            q: Elem::Bf16,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -320,6 +488,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -329,6 +498,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -338,6 +508,27 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_e5m2kv_d128_w32",
+            q: Elem::Bf16,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_bf16_e5m2kv_d128_w64",
+            q: Elem::Bf16,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -347,6 +538,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -356,6 +548,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -365,6 +558,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -374,6 +568,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -383,6 +578,27 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_e4m3kv_d64_w32",
+            q: Elem::F16,
+            kv: Elem::E4m3,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_e4m3kv_d64_w64",
+            q: Elem::F16,
+            kv: Elem::E4m3,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -392,6 +608,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -401,6 +618,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -410,6 +628,27 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_e4m3kv_d128_w32",
+            q: Elem::F16,
+            kv: Elem::E4m3,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_e4m3kv_d128_w64",
+            q: Elem::F16,
+            kv: Elem::E4m3,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -419,6 +658,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -428,6 +668,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -437,6 +678,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -446,6 +688,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -455,6 +698,27 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 64,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_e5m2kv_d64_w32",
+            q: Elem::F16,
+            kv: Elem::E5m2,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_e5m2kv_d64_w64",
+            q: Elem::F16,
+            kv: Elem::E5m2,
+            out: Elem::F16,
+            head_dim: 64,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -464,6 +728,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -473,6 +738,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -482,6 +748,27 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 128,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_e5m2kv_d128_w32",
+            q: Elem::F16,
+            kv: Elem::E5m2,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_f16_e5m2kv_d128_w64",
+            q: Elem::F16,
+            kv: Elem::E5m2,
+            out: Elem::F16,
+            head_dim: 128,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -491,6 +778,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -500,6 +788,7 @@ pub mod decode {
             out: Elem::F16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -509,6 +798,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -518,6 +808,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -527,6 +818,27 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_e4m3_d64_w32",
+            q: Elem::E4m3,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_e4m3_d64_w64",
+            q: Elem::E4m3,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -536,6 +848,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -545,6 +858,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -554,6 +868,27 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_e4m3_d128_w32",
+            q: Elem::E4m3,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_e4m3_d128_w64",
+            q: Elem::E4m3,
+            kv: Elem::E4m3,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -563,6 +898,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -572,6 +908,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -581,6 +918,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -590,6 +928,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -599,6 +938,27 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 64,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_e5m2_d64_w32",
+            q: Elem::E5m2,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_e5m2_d64_w64",
+            q: Elem::E5m2,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 64,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -608,6 +968,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -617,6 +978,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
         Variant {
@@ -626,6 +988,27 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 128,
             m_tiles: 2,
+            row_groups: 1,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_e5m2_d128_w32",
+            q: Elem::E5m2,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 2,
+            row_groups: 2,
+            narrow: false,
+        },
+        Variant {
+            name: "ff_decode_e5m2_d128_w64",
+            q: Elem::E5m2,
+            kv: Elem::E5m2,
+            out: Elem::Bf16,
+            head_dim: 128,
+            m_tiles: 4,
+            row_groups: 4,
             narrow: false,
         },
         Variant {
@@ -635,6 +1018,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: false,
         },
         Variant {
@@ -644,6 +1028,7 @@ pub mod decode {
             out: Elem::Bf16,
             head_dim: 256,
             m_tiles: 1,
+            row_groups: 1,
             narrow: true,
         },
     ];
@@ -678,6 +1063,9 @@ pub struct Variant {
     pub head_dim: u32,
     /// m16 tiles of packed query rows per CTA.
     pub m_tiles: u32,
+    /// Row groups of the consumer warps (`DecodeGeometry::row_groups`): 1 for the key-split
+    /// `_m8` / `_m16` / `_m32` variants, 2 and 4 for the row-split `_w32` and `_w64` ones.
+    pub row_groups: u32,
     /// Narrow (with `m_tiles == 1`): at most 8 real rows per CTA, swapped-operand consumers
     /// (See Note [narrow rows] in docs/DESIGN.md); named `_m8`.
     pub narrow: bool,

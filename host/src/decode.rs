@@ -37,7 +37,7 @@ use crate::plan::{plan, Plan, PlanInput};
 pub use crate::plan::{Splits, TailSplit};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use ferroflash_contract::decode::{
-    combine_smem_bytes, geometry, COMBINE_THREADS, MAX_CLUSTER_SPLITS, M_TILE_ROWS,
+    combine_smem_bytes, geometry_rows, COMBINE_THREADS, MAX_CLUSTER_SPLITS, M_TILE_ROWS,
 };
 use ferroflash_contract::names::decode as names;
 pub use ferroflash_contract::names::Elem;
@@ -97,9 +97,15 @@ pub struct DecodeConfig {
     /// KV splits (automatic by default).
     pub splits: Splits,
     /// 16-row query tiles per CTA (packed rows = new tokens x group): `None` = automatic
-    /// ([`crate::plan::m_tiles_for`]: two when a kv head has more than 16 packed rows and
-    /// head_dim <= 128), `Some(1)`, or `Some(2)` (head_dim <= 128).
+    /// ([`crate::plan::m_tiles_for`]: two when a kv head has more than 16 packed rows, four
+    /// past 32, at head_dim <= 128), `Some(1)`, `Some(2)` or `Some(4)` (head_dim <= 128; 4
+    /// only with the row-split consumers).
     pub m_tiles: Option<u32>,
+    /// Row-split consumers (See Note [row-split consumers] in docs/DESIGN.md) for 32 and 64
+    /// rows per CTA: each consumer warp owns 16 rows over 32 or 64 keys of every tile (the
+    /// `_w32` / `_w64` kernels) instead of all rows over 16 keys (`_m32`). `None` (default) =
+    /// automatic (on); `Some(false)`: the `_m32` kernels, and at most 32 rows per CTA.
+    pub row_split: Option<bool>,
     /// Experimental: cut the end of every split block into small chunks that the SMs finishing
     /// first take ([`crate::plan::TailSplit`]); `None` (default): off.
     pub tail: Option<TailSplit>,
@@ -144,6 +150,7 @@ impl DecodeConfig {
             window_left: None,
             splits: Splits::Auto,
             m_tiles: None,
+            row_split: None,
             tail: None,
             cluster_merge: true,
             combine_parts: None,
@@ -153,8 +160,17 @@ impl DecodeConfig {
     /// 16-row tiles per CTA when the largest (request, kv head) has `max_rows` packed rows: the
     /// override, else the planner's choice.
     fn m_tiles_for_rows(&self, max_rows: u32) -> u32 {
-        self.m_tiles
-            .unwrap_or_else(|| crate::plan::m_tiles_for(max_rows, self.head_dim))
+        self.m_tiles.unwrap_or_else(|| {
+            crate::plan::m_tiles_for(max_rows, self.head_dim, self.row_split != Some(false))
+        })
+    }
+    /// Row groups of the consumer warps for `m_tiles` (1: key split; 2, 4: row split).
+    fn row_groups_for(&self, m_tiles: u32) -> u32 {
+        match m_tiles {
+            2 if self.row_split != Some(false) => 2,
+            4 => 4,
+            _ => 1,
+        }
     }
     /// Whether the narrow variant runs for `m_tiles` when the largest (request, kv head) has
     /// `max_rows` packed rows.
@@ -244,12 +260,14 @@ impl DecodeConfig {
         match self.m_tiles {
             None | Some(1) => {}
             Some(2) if self.head_dim <= 128 => {}
+            Some(4) if self.head_dim <= 128 && self.row_split != Some(false) => {}
             Some(m) => {
                 return Err(Error::InvalidArgument {
                     name: "m_tiles",
                     why: format!(
-                        "{m} tiles of 16 rows at head_dim {}: 1, or 2 up to head_dim 128",
-                        self.head_dim
+                        "{m} tiles of 16 rows at head_dim {} (row_split {:?}): 1, or 2 up to \
+                         head_dim 128, or 4 up to head_dim 128 with the row-split consumers",
+                        self.head_dim, self.row_split
                     ),
                 })
             }
@@ -621,13 +639,20 @@ pub struct DecodeTensors<'a, Q, KV = Q, O = Q> {
     pub v_scale: Option<&'a CudaSlice<f32>>,
 }
 
-fn kernel_name(cfg: &DecodeConfig, m_tiles: u32, narrow: bool) -> &'static str {
+fn kernel_name(cfg: &DecodeConfig, m_tiles: u32, row_groups: u32, narrow: bool) -> &'static str {
     let (q, kv, out) = cfg.operand_types();
     names::VARIANTS
         .iter()
         .find(|v| {
-            (v.q, v.kv, v.out, v.head_dim, v.m_tiles, v.narrow)
-                == (q, kv, out, cfg.head_dim, m_tiles, narrow)
+            (
+                v.q,
+                v.kv,
+                v.out,
+                v.head_dim,
+                v.m_tiles,
+                v.row_groups,
+                v.narrow,
+            ) == (q, kv, out, cfg.head_dim, m_tiles, row_groups, narrow)
         })
         .map(|v| v.name)
         .expect("every validated (dtypes, head_dim, m_tiles) the planner picks has a variant")
@@ -835,16 +860,24 @@ impl DecodePlan {
         Ok(())
     }
 
-    /// Kernel variant for `m_tiles` (narrow or not): name, launch shape (grid still 0),
-    /// resident CTAs per SM. A narrow variant has the geometry of its 16-row one.
+    /// Kernel variant for `m_tiles` (narrow or not; row groups from the config): name, launch
+    /// shape (grid still 0), resident CTAs per SM. A narrow variant has the geometry of its
+    /// 16-row one.
     fn variant(
         dev: &Device,
         cfg: &DecodeConfig,
         m_tiles: u32,
         narrow: bool,
     ) -> Result<(&'static str, LaunchDims, u32)> {
-        let name = kernel_name(cfg, m_tiles, narrow);
-        let geo = geometry(cfg.head_dim, cfg.operand_types().1.bytes(), m_tiles, narrow);
+        let row_groups = cfg.row_groups_for(m_tiles);
+        let name = kernel_name(cfg, m_tiles, row_groups, narrow);
+        let geo = geometry_rows(
+            cfg.head_dim,
+            cfg.operand_types().1.bytes(),
+            m_tiles,
+            row_groups,
+            narrow,
+        );
         let dims = LaunchDims {
             grid: (0, 1, 1),
             block_threads: geo.threads(),

@@ -195,13 +195,18 @@ pub fn combine_parts(num_merge: u32, sm_count: u32, head_dim: u32, requested: Op
     }
 }
 
-/// m16 tiles per CTA: two when a (request, kv head) has more than 16 packed rows and the
-/// accumulators fit (head_dim <= 128), else one.
-pub fn m_tiles_for(max_rows: u32, head_dim: u32) -> u32 {
-    if max_rows > M_TILE_ROWS && head_dim <= 128 {
+/// m16 tiles per CTA (packed rows per CTA = 16 m_tiles) for a batch whose largest (request, kv
+/// head) has `max_rows` packed rows (new tokens x group): one up to 16 rows or at head dim 256;
+/// else two up to 32 rows, and four (the row-split `_w64` variants) past 32 when `row_split`
+/// allows them (See Note [row-split consumers] in docs/DESIGN.md). More rows per CTA read
+/// each (request, kv head)'s K/V fewer times.
+pub fn m_tiles_for(max_rows: u32, head_dim: u32, row_split: bool) -> u32 {
+    if max_rows <= M_TILE_ROWS || head_dim > 128 {
+        1
+    } else if max_rows <= 2 * M_TILE_ROWS || !row_split {
         2
     } else {
-        1
+        4
     }
 }
 
@@ -211,7 +216,7 @@ pub fn plan(inp: &PlanInput) -> Plan {
     let max_rows = inp.q_lens.iter().map(|&q| q * group).max().unwrap_or(0);
     let m_tiles = inp
         .m_tiles
-        .unwrap_or_else(|| m_tiles_for(max_rows, inp.head_dim));
+        .unwrap_or_else(|| m_tiles_for(max_rows, inp.head_dim, true));
     let rows_per_block = M_TILE_ROWS * m_tiles;
     let row_blocks = |r: usize| (inp.q_lens[r] * group).div_ceil(rows_per_block);
     let tiles = |r: usize| inp.kv_lens[r].div_ceil(KV_TILE_TOKENS);

@@ -37,7 +37,12 @@ fn batch() -> impl Strategy<Value = Batch> {
             prop::sample::select(vec![1u32, 8, 108, 132]),
             1u32..4,
             prop_oneof![Just(Splits::Auto), (1u32..400).prop_map(Splits::Fixed)],
-            prop_oneof![Just(None), Just(Some(1u32)), Just(Some(2u32))],
+            prop_oneof![
+                Just(None),
+                Just(Some(1u32)),
+                Just(Some(2u32)),
+                Just(Some(4u32))
+            ],
             prop_oneof![
                 Just(None),
                 (1u32..=90, 1u32..=20).prop_map(|(percent, chunk_tiles)| Some(TailSplit {
@@ -59,7 +64,7 @@ fn batch() -> impl Strategy<Value = Batch> {
                     m_tiles,
                     tail,
                 )| {
-                    // Two tiles exist only up to head_dim 128 (the config refuses the rest).
+                    // Two and four tiles exist only up to head_dim 128 (the config refuses the rest).
                     let m_tiles = m_tiles.map(|m| if head_dim > 128 { 1 } else { m });
                     Batch {
                         q_lens,
@@ -121,7 +126,7 @@ proptest! {
     fn plan_invariants(b in batch()) {
         let (p, q_indptr, page_indptr) = run(&b);
         let rpb = p.rows_per_block();
-        prop_assert!(p.m_tiles == 1 || p.m_tiles == 2);
+        prop_assert!([1, 2, 4].contains(&p.m_tiles));
         if let Some(m) = b.m_tiles {
             prop_assert_eq!(p.m_tiles, m);
         }

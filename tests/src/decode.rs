@@ -51,6 +51,8 @@ pub struct DecodeCase {
     pub decoy_first: bool,
     /// `DecodeConfig::narrow_rows` (default `None`: automatic).
     pub narrow_rows: Option<bool>,
+    /// `DecodeConfig::row_split` (default `None`: automatic).
+    pub row_split: Option<bool>,
 }
 
 /// Where a non-finite value is planted: Q of request 0's first token, head 0, dim 3; or the K
@@ -258,6 +260,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.cluster_merge = c.cluster_merge;
     cfg.combine_parts = c.combine_parts;
     cfg.narrow_rows = c.narrow_rows;
+    cfg.row_split = c.row_split;
     cfg.sm_scale = Some(problem.sm_scale);
     let q_indptr = problem.q_indptr();
     let plan = DecodePlan::new(
@@ -469,6 +472,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     combine_parts: None,
                     decoy_first: false,
                     narrow_rows: None,
+                    row_split: None,
                 });
                 i += 1;
             }
@@ -528,6 +532,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     combine_parts: None,
                     decoy_first: false,
                     narrow_rows: None,
+                    row_split: None,
                 });
                 i += 1;
             }
@@ -596,6 +601,10 @@ pub fn cases() -> Vec<Case> {
             run: m_tiles_override,
         },
         Case {
+            name: "decode/row_split_consumers_against_reference",
+            run: row_split,
+        },
+        Case {
             name: "decode/empty_requests_zero_and_neg_inf",
             run: empty_requests,
         },
@@ -638,6 +647,7 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         combine_parts: None,
         decoy_first: false,
         narrow_rows: None,
+        row_split: None,
     }
 }
 
@@ -697,6 +707,72 @@ fn narrow_rows(d: &Device) -> CaseResult {
     if let Err(e) = run_case_expecting(d, &c, "9 rows per kv head on the 16-row kernel", |r| {
         r.contains("_m16,")
     }) {
+        failures.push(e);
+    }
+    if failures.is_empty() {
+        Ok(Outcome::Pass)
+    } else {
+        Err(failures.join("\n"))
+    }
+}
+
+/// The row-split consumers (See Note [row-split consumers] in docs/DESIGN.md): cases with 17
+/// to 128 packed rows per kv head (head ratios 4, 7, 8, 12, 16 with 2-16 new tokens, causal)
+/// run the automatic `_w32` / `_w64` kernel and, where the rows allow, the key-split `_m32`
+/// one (`row_split = Some(false)`), all against the reference: head dims 64 and 128, 16-bit
+/// and fp8 modes, softcap, window, sinks, splits, page sizes 1-64, ragged lengths with an
+/// empty request and a one-key one.
+fn row_split(d: &Device) -> CaseResult {
+    // (head_dim, page, group, q_len, dtypes, expected kernel tag)
+    let cases = [
+        (128, 16, 8, 4, (DType::Bf16, DType::Bf16), "_w32,"),
+        (128, 3, 8, 8, (DType::Bf16, DType::Bf16), "_w64,"),
+        (64, 1, 4, 16, (DType::F16, DType::F16), "_w64,"),
+        (128, 64, 12, 3, (DType::Bf16, DType::Bf16), "_w64,"),
+        (128, 16, 8, 16, (DType::Bf16, DType::E4m3), "_w64,"),
+        (64, 16, 7, 4, (DType::F16, DType::E5m2), "_w32,"),
+        (128, 1, 16, 2, (DType::E4m3, DType::E4m3), "_w32,"),
+        (128, 16, 7, 5, (DType::Bf16, DType::Bf16), "_w64,"),
+        (64, 3, 12, 8, (DType::Bf16, DType::E4m3), "_w64,"),
+    ];
+    let mut failures = Vec::new();
+    for (i, (head_dim, page, group, q_len, (q, kv), tag)) in cases.into_iter().enumerate() {
+        let mut c = base(
+            head_dim,
+            page,
+            group,
+            q_len,
+            vec![0, 1, 97, 700 + 733 * i as u32],
+        );
+        c.kv_heads = 2;
+        (c.dtype, c.kv_dtype) = (q, kv);
+        c.softcap = (i % 3 == 1).then_some(30.0);
+        c.window_left = (i % 4 == 2).then_some(70);
+        c.sinks = i % 2 == 1;
+        c.splits = [Splits::Auto, Splits::Fixed(1), Splits::Fixed(3)][i % 3];
+        c.scale = [1.0, 4.0, 0.5][i % 3];
+        c.seed = 9400 + i as u64;
+        c.scales = kv
+            .is_fp8()
+            .then_some([ScaleLayout::PerTensor, ScaleLayout::PerKvHead][i % 2]);
+        if let Err(e) = run_case_expecting(d, &c, "the row-split kernel", |r| r.contains(tag)) {
+            failures.push(format!("case {i}, row split: {e}"));
+        }
+        if group as u32 * q_len <= 32 {
+            c.row_split = Some(false);
+            if let Err(e) =
+                run_case_expecting(d, &c, "the key-split _m32 kernel", |r| r.contains("_m32,"))
+            {
+                failures.push(format!("case {i}, key split: {e}"));
+            }
+        }
+    }
+    // The m_tiles override picks the 64-row kernel for 32 rows too.
+    let mut c = base(128, 16, 8, 4, vec![5, 300]);
+    c.kv_heads = 2;
+    c.m_tiles = Some(4);
+    if let Err(e) = run_case_expecting(d, &c, "32 rows on the _w64 kernel", |r| r.contains("_w64,"))
+    {
         failures.push(e);
     }
     if failures.is_empty() {
@@ -1007,6 +1083,7 @@ fn soak(d: &Device) -> CaseResult {
             combine_parts: None,
             decoy_first: false,
             narrow_rows: None,
+            row_split: None,
         };
         let r = if i % 100 == 99 {
             let mut small = c.clone();
@@ -1204,18 +1281,28 @@ fn combine_parts(d: &Device) -> CaseResult {
 }
 
 /// More cluster-merge coverage (added after session 6's last device call): the 16-bit d128 m32
-/// variants (four load warps, all of which meet the cluster barriers) and non-finite inputs
-/// (NaN and inf in Q, K or V of request 0 must reach O and LSE as in the reference, through
-/// the cluster merge's weights).
+/// variants (four load warps, all of which meet the cluster barriers), the row-split w32 and
+/// w64 ones, and non-finite inputs (NaN and inf in Q, K or V of request 0 must reach O and LSE
+/// as in the reference, through the cluster merge's weights).
 fn cluster_merge_more(d: &Device) -> CaseResult {
     let mut cases = Vec::new();
-    for (i, (dt, splits)) in [(DType::Bf16, 2), (DType::F16, 4)].into_iter().enumerate() {
-        let mut c = base(128, 16, 8, 4, vec![900; 2]);
+    for (i, (dt, splits)) in [
+        (DType::Bf16, 2),
+        (DType::F16, 4),
+        (DType::Bf16, 3),
+        (DType::F16, 2),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        // 32 rows (m32, then w32), then 64 (w64).
+        let mut c = base(128, 16, 8, if i < 3 { 4 } else { 8 }, vec![900; 2]);
         c.kv_heads = 2;
         (c.dtype, c.kv_dtype) = (dt, dt);
         c.splits = Splits::Fixed(splits);
-        c.sinks = i == 0;
+        c.sinks = i % 2 == 0;
         c.seed = 600 + i as u64;
+        c.row_split = (i < 2).then_some(false);
         cases.push(c);
     }
     for (j, poison) in [

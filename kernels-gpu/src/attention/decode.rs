@@ -82,20 +82,34 @@ fn scale_of(p: &DecodeParams, table: u64, w: &DecodeWork) -> f32 {
 }
 
 /// The decode CTA body for operands `O`, head dim `D` (`NT = D / 8` output n-tiles,
-/// `KS = D / 16` k-steps), `MT` m16 tiles of packed rows and `STAGES` pipeline stages;
-/// `NARROW` (with `MT = 1`): at most 8 real rows per CTA, swapped-operand consumers
-/// ([`consumer_narrow`]).
+/// `KS = D / 16` k-steps), `MT` m16 tiles of packed rows per consumer warp, `RG` row groups of
+/// consumer warps (`NJ = 2 RG` key n8 tiles per warp; See Note [row-split consumers] in
+/// docs/DESIGN.md) and `STAGES` pipeline stages; `NARROW` (with `MT = RG = 1`): at most 8 real
+/// rows per CTA, swapped-operand consumers ([`consumer_narrow`]).
 ///
 /// # Safety
-/// Launched with `geometry(D, O::K::ELEM_BYTES, MT, NARROW).threads()` threads and `geometry(D, O::K::ELEM_BYTES, MT, NARROW).smem().total_bytes`
-/// of dynamic shared memory over a parameter block validated by the host (every address, page
-/// id and length in range; see `ferroflash::decode`).
+/// Launched with `geometry_rows(D, O::K::ELEM_BYTES, MT * RG, RG, NARROW).threads()` threads and
+/// its `.smem().total_bytes` of dynamic shared memory over a parameter block validated by the
+/// host (every address, page id and length in range; see `ferroflash::decode`).
 #[inline(always)]
-pub unsafe fn decode_cta<O: Operands, const D: usize, const NT: usize, const KS: usize, const MT: usize, const STAGES: usize, const NARROW: bool>(
+pub unsafe fn decode_cta<
+    O: Operands,
+    const D: usize,
+    const NT: usize,
+    const KS: usize,
+    const MT: usize,
+    const RG: usize,
+    const NJ: usize,
+    const STAGES: usize,
+    const NARROW: bool,
+>(
     p: &DecodeParams,
 ) {
-    const { assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0 && (!NARROW || MT == 1)) };
-    let geo = geometry(D as u32, O::K::ELEM_BYTES, MT as u32, NARROW);
+    const {
+        assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0 && NJ == 2 * RG && CONSUMER_WARPS as usize % RG == 0);
+        assert!(!NARROW || (MT == 1 && RG == 1));
+    };
+    let geo = geometry_rows(D as u32, O::K::ELEM_BYTES, (MT * RG) as u32, RG as u32, NARROW);
     debug_assert!(geo.stages == STAGES as u32);
     let t_entry = global_timer_ns();
     let num_work = if p.num_work_dev != NONE_ADDR {
@@ -166,7 +180,7 @@ pub unsafe fn decode_cta<O: Operands, const D: usize, const NT: usize, const KS:
         } else if NARROW {
             consumer_narrow::<O, D, KS, STAGES>(p, &b, warp, mbar);
         } else {
-            consumer::<O, D, NT, KS, MT, STAGES>(p, &b, warp, mbar);
+            consumer::<O, D, NT, KS, MT, RG, NJ, STAGES>(p, &b, warp, mbar);
         }
     }
 }
@@ -472,8 +486,13 @@ unsafe fn release_tile<const STAGES: usize>(b: &Block, mbar: Mbarriers, t: u32) 
     }
 }
 
+/// The 16-bit-MMA consumer warp. Warp `warp` is row group `warp / KG` and key group
+/// `warp % KG` (`KG = 4 / RG`): it owns the rows `16 MT rg .. 16 MT (rg + 1)` and takes the
+/// keys `16 RG kg .. 16 RG (kg + 1)` of every tile (See Note [row-split consumers] in
+/// docs/DESIGN.md). With `RG = 1` every warp holds all rows for 16 keys; with `RG = 4` every
+/// warp holds 16 rows for all 64 keys.
 #[inline(always)]
-unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize, const MT: usize, const STAGES: usize>(
+unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize, const MT: usize, const RG: usize, const NJ: usize, const STAGES: usize>(
     p: &DecodeParams,
     b: &Block,
     warp: u32,
@@ -485,20 +504,26 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
     // SAFETY: forwarded; all 128 consumer threads.
     let s_q = unsafe { stage_q::<O, D>(p, b) };
 
+    let kg_count = CONSUMER_WARPS / RG as u32;
+    let (rg, kg) = (warp / kg_count, warp % kg_count);
+    // This warp's first row and first key of every tile.
+    let row_base = M_TILE_ROWS * MT as u32 * rg;
+    let key_base = KEYS_PER_WARP * RG as u32 * kg;
+
     // Q stays in shared memory; its A fragments are re-read with ldmatrix per k-step (matrix
     // mi = lane / 8 of each x4 is rows +8 if mi is odd, k +8 if mi >= 2). Holding them in
     // registers would cost D / 4 registers per m tile and push the larger variants into spills.
     let mi = lane / 8;
     // Score transform and mask of this thread's rows (g and g + 8 of every m tile).
     let rs = RowSetup::new(p, b);
+    let row_of = |mt: usize, h: usize| row_base + 16 * mt as u32 + quad.g + 8 * h as u32;
     // SAFETY: after `stage_q`.
-    let xf: [[ScoreTransform; 2]; MT] = core::array::from_fn(|mt| core::array::from_fn(|h| unsafe { rs.transform::<O>(b, 16 * mt as u32 + quad.g + 8 * h as u32) }));
-    let mask: [[RowMask; 2]; MT] = core::array::from_fn(|mt| core::array::from_fn(|h| rs.mask(p, b, 16 * mt as u32 + quad.g + 8 * h as u32)));
+    let xf: [[ScoreTransform; 2]; MT] = core::array::from_fn(|mt| core::array::from_fn(|h| unsafe { rs.transform::<O>(b, row_of(mt, h)) }));
+    let mask: [[RowMask; 2]; MT] = core::array::from_fn(|mt| core::array::from_fn(|h| rs.mask(p, b, row_of(mt, h))));
 
     let mut acc = [[[0f32; 4]; NT]; MT];
     let mut m_run = [[f32::NEG_INFINITY; 2]; MT];
     let mut l_run = [[0f32; 2]; MT];
-    let key_base = 16 * warp;
 
     // SAFETY: forwarded.
     unsafe { stamp_first_data(p, b, mbar) };
@@ -507,20 +532,22 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
         // SAFETY: hand-over protocol (module doc).
         let (k_tile, v_tile) = unsafe { wait_tile::<STAGES>(b, mbar, t) };
 
-        // S = Q·Kᵀ over this warp's 16 keys: two n8 tiles per m tile, 32 dims per K load.
-        let mut sc = [[[0f32; 4]; 2]; MT];
+        // S = Q·Kᵀ over this warp's 16 RG keys: NJ n8 tiles per m tile, 32 dims per K load.
+        let mut sc = [[[0f32; 4]; NJ]; MT];
         for kb in 0..KS / 2 {
-            // SAFETY: full warp; inside the stage.
-            let kf = unsafe { O::K::k_frags::<O::EQ>(k_tile, key_base, kb as u32, lane) };
-            for (ks, kf) in kf.iter().enumerate() {
-                let kk = 2 * kb as u32 + ks as u32;
-                for mt in 0..MT {
-                    let q_row = 16 * mt as u32 + 8 * (mi % 2) + lane % 8;
-                    // SAFETY: full warp; inside the Q tile.
-                    unsafe {
-                        let qf = ldmatrix_x4_b16(s_q.chunk(q_row, 2 * kk + mi / 2));
-                        sc[mt][0] = O::EQ::mma(qf, kf[0], sc[mt][0]);
-                        sc[mt][1] = O::EQ::mma(qf, kf[1], sc[mt][1]);
+            for r in 0..RG {
+                // SAFETY: full warp; inside the stage.
+                let kf = unsafe { O::K::k_frags::<O::EQ>(k_tile, key_base + KEYS_PER_WARP * r as u32, kb as u32, lane) };
+                for (ks, kf) in kf.iter().enumerate() {
+                    let kk = 2 * kb as u32 + ks as u32;
+                    for mt in 0..MT {
+                        let q_row = row_base + 16 * mt as u32 + 8 * (mi % 2) + lane % 8;
+                        // SAFETY: full warp; inside the Q tile.
+                        unsafe {
+                            let qf = ldmatrix_x4_b16(s_q.chunk(q_row, 2 * kk + mi / 2));
+                            sc[mt][2 * r] = O::EQ::mma(qf, kf[0], sc[mt][2 * r]);
+                            sc[mt][2 * r + 1] = O::EQ::mma(qf, kf[1], sc[mt][2 * r + 1]);
+                        }
                     }
                 }
             }
@@ -528,18 +555,21 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
 
         // Online softmax. Fragment element e of n-tile j: row g + 8 (e / 2), key 8 j + 2 t + e % 2.
         let (tile_key0, needs_mask) = rs.tile_mask_test(p, b, t);
-        let mut pf = [[0u32; 4]; MT];
+        let mut pf = [[[0u32; 4]; RG]; MT];
         for mt in 0..MT {
-            for j in 0..2 {
+            for j in 0..NJ {
                 for e in 0..4 {
                     let key = tile_key0 + (key_base + 8 * j as u32 + 2 * quad.t) as i32 + (e % 2) as i32;
                     let v = xf[mt][e / 2].apply(sc[mt][j][e]);
                     sc[mt][j][e] = if needs_mask && !mask[mt][e / 2].visible(key) { f32::NEG_INFINITY } else { v };
                 }
             }
-            let mut p_row = [[0f32; 4]; 2];
+            let mut p_row = [[0f32; 4]; NJ];
             for h in 0..2 {
-                let local = sc[mt][0][2 * h].max(sc[mt][0][2 * h + 1]).max(sc[mt][1][2 * h]).max(sc[mt][1][2 * h + 1]);
+                let mut local = f32::NEG_INFINITY;
+                for j in 0..NJ {
+                    local = local.max(sc[mt][j][2 * h]).max(sc[mt][j][2 * h + 1]);
+                }
                 // SAFETY: full warp.
                 let m_tile = unsafe { quad_max(local) };
                 // Lazy rescale (See Note [lazy rescale] in docs/DESIGN.md): keep the reference
@@ -556,7 +586,7 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
                 }
                 let r = exp_ref(m_run[mt][h]);
                 let mut sum = 0.0;
-                for j in 0..2 {
+                for j in 0..NJ {
                     for e in 0..2 {
                         let pv = ex2_approx_ftz_f32(sc[mt][j][2 * h + e] - r);
                         p_row[j][2 * h + e] = pv;
@@ -565,23 +595,27 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
                 }
                 l_run[mt][h] += sum;
             }
-            // C layout of the two key n-tiles -> A layout of one k16 step.
-            pf[mt] = [
-                O::EV::pack(p_row[0][0], p_row[0][1]),
-                O::EV::pack(p_row[0][2], p_row[0][3]),
-                O::EV::pack(p_row[1][0], p_row[1][1]),
-                O::EV::pack(p_row[1][2], p_row[1][3]),
-            ];
+            // C layout of two key n-tiles -> A layout of one k16 step, per 16 keys.
+            for r in 0..RG {
+                pf[mt][r] = [
+                    O::EV::pack(p_row[2 * r][0], p_row[2 * r][1]),
+                    O::EV::pack(p_row[2 * r][2], p_row[2 * r][3]),
+                    O::EV::pack(p_row[2 * r + 1][0], p_row[2 * r + 1][1]),
+                    O::EV::pack(p_row[2 * r + 1][2], p_row[2 * r + 1][3]),
+                ];
+            }
         }
 
-        // O += P·V: four output n-tiles (32 dims) per V load.
+        // O += P·V: four output n-tiles (32 dims) per V load, one k16 step per 16 keys.
         for db in 0..NT / 4 {
-            // SAFETY: full warp; inside the stage.
-            let vf = unsafe { O::K::v_frags(v_tile, key_base, db as u32, lane) };
-            for (q, vf) in vf.iter().enumerate() {
-                for mt in 0..MT {
-                    // SAFETY: full warp.
-                    unsafe { acc[mt][4 * db + q] = O::EV::mma(pf[mt], *vf, acc[mt][4 * db + q]) };
+            for r in 0..RG {
+                // SAFETY: full warp; inside the stage.
+                let vf = unsafe { O::K::v_frags(v_tile, key_base + KEYS_PER_WARP * r as u32, db as u32, lane) };
+                for (q, vf) in vf.iter().enumerate() {
+                    for mt in 0..MT {
+                        // SAFETY: full warp.
+                        unsafe { acc[mt][4 * db + q] = O::EV::mma(pf[mt][r], *vf, acc[mt][4 * db + q]) };
+                    }
                 }
             }
         }
@@ -595,7 +629,7 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
     }
 
     // SAFETY: forwarded.
-    unsafe { merge_and_store::<O, D, NT, MT>(p, b, warp, &acc, &m_run, &l_run) };
+    unsafe { merge_and_store::<O, D, NT, MT>(p, b, kg, row_base, &acc, &m_run, &l_run) };
 }
 
 /// The consumer of a narrow variant: at most 8 real packed rows per CTA (See Note [narrow
@@ -722,25 +756,27 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     unsafe { merge_scratch_and_store::<O, D>(p, b) };
 }
 
-/// Merge the four consumer warps' states through shared memory (the ring is free now) and
-/// write the final output (with sinks and LSE) or this split's partial.
+/// Merge the consumer warps' states through shared memory (the ring is free now) and write the
+/// final output (with sinks and LSE) or this split's partial. The calling warp is key group
+/// `kg` and holds the `16 MT` rows from `row_base`.
 #[inline(always)]
 unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT: usize>(
     p: &DecodeParams,
     b: &Block,
-    warp: u32,
+    kg: u32,
+    row_base: u32,
     acc: &[[[f32; 4]; NT]; MT],
     m_run: &[[f32; 2]; MT],
     l_run: &[[f32; 2]; MT],
 ) {
     let quad = Quad::of_lane(lane_id());
-    let s = MergeScratch::of(b, warp);
+    let s = MergeScratch::of(b, kg);
     // SAFETY: all 160 threads: every consumer is done reading the ring and every producer
     // copy has completed (wait_group 0) before anyone overwrites it.
     unsafe { barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads()) };
     for mt in 0..MT {
         for h in 0..2 {
-            let lr = 16 * mt as u32 + quad.g + 8 * h as u32;
+            let lr = row_base + 16 * mt as u32 + quad.g + 8 * h as u32;
             for n in 0..NT {
                 for e in 0..2 {
                     // SAFETY: inside the merge scratch of the plan.
@@ -759,8 +795,9 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
     unsafe { merge_scratch_and_store::<O, D>(p, b) };
 }
 
-/// One consumer warp's part of the merge scratch (in the ring): O rows of `rows` x padded
-/// head dim f32, then every warp's row maxima, then every warp's row sums.
+/// One key group's part of the merge scratch (in the ring): O rows of `rows` x padded head dim
+/// f32, then every key group's row maxima, then every key group's row sums. The warps of a row
+/// group fill disjoint rows of their key group's part.
 #[derive(Clone, Copy)]
 struct MergeScratch {
     o: Smem<f32>,
@@ -771,13 +808,14 @@ struct MergeScratch {
 
 impl MergeScratch {
     #[inline(always)]
-    fn of(b: &Block, warp: u32) -> MergeScratch {
+    fn of(b: &Block, kg: u32) -> MergeScratch {
         let rows = b.geo.rows_per_block();
         let stride = b.geo.merge_row_stride_f32();
+        let groups = b.geo.key_groups();
         let s_o: Smem<f32> = dynamic_smem_base().byte_add(b.plan.ring_offset);
-        let s_m: Smem<f32> = s_o.add(CONSUMER_WARPS * rows * stride);
-        let s_l: Smem<f32> = s_m.add(CONSUMER_WARPS * rows);
-        MergeScratch { o: s_o.add(warp * rows * stride), m: s_m.add(warp * rows), l: s_l.add(warp * rows), stride }
+        let s_m: Smem<f32> = s_o.add(groups * rows * stride);
+        let s_l: Smem<f32> = s_m.add(groups * rows);
+        MergeScratch { o: s_o.add(kg * rows * stride), m: s_m.add(kg * rows), l: s_l.add(kg * rows), stride }
     }
     /// # Safety
     /// `lr < rows`, `d < head_dim`; after the ring-reuse barrier.
@@ -798,8 +836,8 @@ impl MergeScratch {
     }
 }
 
-/// The merge passes over the scratch every consumer warp filled: merged max and sum per row,
-/// then the weighted sum of the warps' O rows, to the final output or this split's partial.
+/// The merge passes over the scratch every key group filled: merged max and sum per row, then
+/// the weighted sum of the key groups' O rows, to the final output or this split's partial.
 ///
 /// # Safety
 /// All 128 consumer threads, after each wrote its warp's state to the scratch.
@@ -808,9 +846,10 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize>(p: &DecodeParams,
     let tid = thread_idx_x();
     let rows = b.geo.rows_per_block();
     let stride = b.geo.merge_row_stride_f32();
+    let groups = b.geo.key_groups();
     let s_o: Smem<f32> = dynamic_smem_base().byte_add(b.plan.ring_offset);
-    let s_m: Smem<f32> = s_o.add(CONSUMER_WARPS * rows * stride);
-    let s_l: Smem<f32> = s_m.add(CONSUMER_WARPS * rows);
+    let s_m: Smem<f32> = s_o.add(groups * rows * stride);
+    let s_l: Smem<f32> = s_m.add(groups * rows);
     // SAFETY: consumers only.
     unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
 
@@ -821,10 +860,11 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize>(p: &DecodeParams,
     let v_scale = scale_of(p, p.v_scale, &b.work);
     // Pass 1, one thread per row: merged max and sum (plus the sink on the final output); each
     // warp's weight overwrites its max; the row's LSE is stored.
+    // (rows <= 64 < 128 consumer threads.)
     if tid < rows {
         let lr = tid;
         let mut m = f32::NEG_INFINITY;
-        for w in 0..CONSUMER_WARPS {
+        for w in 0..groups {
             // SAFETY: inside the scratch.
             m = m.max(f32::from_bits(unsafe { ld_shared_u32(s_m.add(w * rows + lr).byte_add(0)) }));
         }
@@ -833,7 +873,7 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize>(p: &DecodeParams,
         let r = exp_ref(m);
         let mut l = ex2_approx_ftz_f32(sink - r);
         let mut wts = [0f32; CONSUMER_WARPS as usize];
-        for w in 0..CONSUMER_WARPS {
+        for w in 0..groups {
             // SAFETY: inside the scratch.
             let (mw, lw) = unsafe {
                 (f32::from_bits(ld_shared_u32(s_m.add(w * rows + lr).byte_add(0))), f32::from_bits(ld_shared_u32(s_l.add(w * rows + lr).byte_add(0))))
@@ -844,7 +884,7 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize>(p: &DecodeParams,
         // `l == 0`: no visible key and no sink (O = 0, LSE = -inf); a NaN `l` (NaN or inf in
         // the inputs) stays NaN in O and LSE, as in the reference (See Note [NaN and inf]).
         let inv = if l != 0.0 { v_scale / l } else { 0.0 };
-        for w in 0..CONSUMER_WARPS {
+        for w in 0..groups {
             // SAFETY: inside the scratch.
             unsafe { st_shared_u32(s_m.add(w * rows + lr).byte_add(0), (wts[w as usize] * inv).to_bits()) };
         }

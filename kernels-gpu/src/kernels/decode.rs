@@ -1,5 +1,5 @@
-//! Decode entry points: one per (operand types, head dim, rows per CTA: 8 narrow, 16, 32), plus the combine
-//! kernels. Names are listed in `ferroflash_contract::names::decode::VARIANTS`.
+//! Decode entry points: one per (operand types, head dim, rows per CTA: 8 narrow, 16, 32, and
+//! the row-split 32 and 64), plus the combine kernels. Names are listed in `ferroflash_contract::names::decode::VARIANTS`.
 
 use crate::attention::combine::combine_cta;
 use crate::attention::decode::{decode_cta, Operands};
@@ -41,14 +41,33 @@ operands!(/// e5m2 Q, K, V (decoded to f16), bf16 O.
 
 macro_rules! decode_entry {
     ($name:ident, $ops:ty, $d:literal, $mt:literal) => {
-        decode_entry!($name, $ops, $d, $mt, false);
+        decode_entry!($name, $ops, $d, $mt, 1, false);
     };
     ($name:ident, $ops:ty, $d:literal, $mt:literal, $narrow:literal) => {
+        decode_entry!($name, $ops, $d, $mt, 1, $narrow);
+    };
+    // Row-split (`_w`) variants: one m16 tile per warp, `$rg` row groups.
+    ($name:ident, $ops:ty, $d:literal, rows $rg:literal) => {
+        decode_entry!($name, $ops, $d, 1, $rg, false);
+    };
+    ($name:ident, $ops:ty, $d:literal, $mt:literal, $rg:literal, $narrow:literal) => {
         /// Paged decode CTA (see `attention::decode`).
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(p: DecodeParams) {
             // SAFETY: launch contract of `decode_cta`, established by the host launch layer.
-            unsafe { decode_cta::<$ops, $d, { $d / 8 }, { $d / 16 }, $mt, { stages_for($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES, $narrow) as usize }, $narrow>(&p) }
+            unsafe {
+                decode_cta::<
+                    $ops,
+                    $d,
+                    { $d / 8 },
+                    { $d / 16 },
+                    $mt,
+                    $rg,
+                    { 2 * $rg },
+                    { stages_for($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES, $mt * $rg, $narrow) as usize },
+                    $narrow,
+                >(&p)
+            }
         }
     };
 }
@@ -56,65 +75,97 @@ macro_rules! decode_entry {
 decode_entry!(ff_decode_bf16_d64_m16, Bf16Ops, 64, 1);
 decode_entry!(ff_decode_bf16_d64_m8, Bf16Ops, 64, 1, true);
 decode_entry!(ff_decode_bf16_d64_m32, Bf16Ops, 64, 2);
+decode_entry!(ff_decode_bf16_d64_w32, Bf16Ops, 64, rows 2);
+decode_entry!(ff_decode_bf16_d64_w64, Bf16Ops, 64, rows 4);
 decode_entry!(ff_decode_bf16_d128_m16, Bf16Ops, 128, 1);
 decode_entry!(ff_decode_bf16_d128_m8, Bf16Ops, 128, 1, true);
 decode_entry!(ff_decode_bf16_d128_m32, Bf16Ops, 128, 2);
+decode_entry!(ff_decode_bf16_d128_w32, Bf16Ops, 128, rows 2);
+decode_entry!(ff_decode_bf16_d128_w64, Bf16Ops, 128, rows 4);
 decode_entry!(ff_decode_bf16_d256_m16, Bf16Ops, 256, 1);
 decode_entry!(ff_decode_bf16_d256_m8, Bf16Ops, 256, 1, true);
 decode_entry!(ff_decode_f16_d64_m16, F16Ops, 64, 1);
 decode_entry!(ff_decode_f16_d64_m8, F16Ops, 64, 1, true);
 decode_entry!(ff_decode_f16_d64_m32, F16Ops, 64, 2);
+decode_entry!(ff_decode_f16_d64_w32, F16Ops, 64, rows 2);
+decode_entry!(ff_decode_f16_d64_w64, F16Ops, 64, rows 4);
 decode_entry!(ff_decode_f16_d128_m16, F16Ops, 128, 1);
 decode_entry!(ff_decode_f16_d128_m8, F16Ops, 128, 1, true);
 decode_entry!(ff_decode_f16_d128_m32, F16Ops, 128, 2);
+decode_entry!(ff_decode_f16_d128_w32, F16Ops, 128, rows 2);
+decode_entry!(ff_decode_f16_d128_w64, F16Ops, 128, rows 4);
 decode_entry!(ff_decode_f16_d256_m16, F16Ops, 256, 1);
 decode_entry!(ff_decode_f16_d256_m8, F16Ops, 256, 1, true);
 decode_entry!(ff_decode_bf16_e4m3kv_d64_m16, Bf16E4m3Kv, 64, 1);
 decode_entry!(ff_decode_bf16_e4m3kv_d64_m8, Bf16E4m3Kv, 64, 1, true);
 decode_entry!(ff_decode_bf16_e4m3kv_d64_m32, Bf16E4m3Kv, 64, 2);
+decode_entry!(ff_decode_bf16_e4m3kv_d64_w32, Bf16E4m3Kv, 64, rows 2);
+decode_entry!(ff_decode_bf16_e4m3kv_d64_w64, Bf16E4m3Kv, 64, rows 4);
 decode_entry!(ff_decode_bf16_e4m3kv_d128_m16, Bf16E4m3Kv, 128, 1);
 decode_entry!(ff_decode_bf16_e4m3kv_d128_m8, Bf16E4m3Kv, 128, 1, true);
 decode_entry!(ff_decode_bf16_e4m3kv_d128_m32, Bf16E4m3Kv, 128, 2);
+decode_entry!(ff_decode_bf16_e4m3kv_d128_w32, Bf16E4m3Kv, 128, rows 2);
+decode_entry!(ff_decode_bf16_e4m3kv_d128_w64, Bf16E4m3Kv, 128, rows 4);
 decode_entry!(ff_decode_bf16_e4m3kv_d256_m16, Bf16E4m3Kv, 256, 1);
 decode_entry!(ff_decode_bf16_e4m3kv_d256_m8, Bf16E4m3Kv, 256, 1, true);
 decode_entry!(ff_decode_bf16_e5m2kv_d64_m16, Bf16E5m2Kv, 64, 1);
 decode_entry!(ff_decode_bf16_e5m2kv_d64_m8, Bf16E5m2Kv, 64, 1, true);
 decode_entry!(ff_decode_bf16_e5m2kv_d64_m32, Bf16E5m2Kv, 64, 2);
+decode_entry!(ff_decode_bf16_e5m2kv_d64_w32, Bf16E5m2Kv, 64, rows 2);
+decode_entry!(ff_decode_bf16_e5m2kv_d64_w64, Bf16E5m2Kv, 64, rows 4);
 decode_entry!(ff_decode_bf16_e5m2kv_d128_m16, Bf16E5m2Kv, 128, 1);
 decode_entry!(ff_decode_bf16_e5m2kv_d128_m8, Bf16E5m2Kv, 128, 1, true);
 decode_entry!(ff_decode_bf16_e5m2kv_d128_m32, Bf16E5m2Kv, 128, 2);
+decode_entry!(ff_decode_bf16_e5m2kv_d128_w32, Bf16E5m2Kv, 128, rows 2);
+decode_entry!(ff_decode_bf16_e5m2kv_d128_w64, Bf16E5m2Kv, 128, rows 4);
 decode_entry!(ff_decode_bf16_e5m2kv_d256_m16, Bf16E5m2Kv, 256, 1);
 decode_entry!(ff_decode_bf16_e5m2kv_d256_m8, Bf16E5m2Kv, 256, 1, true);
 decode_entry!(ff_decode_f16_e4m3kv_d64_m16, F16E4m3Kv, 64, 1);
 decode_entry!(ff_decode_f16_e4m3kv_d64_m8, F16E4m3Kv, 64, 1, true);
 decode_entry!(ff_decode_f16_e4m3kv_d64_m32, F16E4m3Kv, 64, 2);
+decode_entry!(ff_decode_f16_e4m3kv_d64_w32, F16E4m3Kv, 64, rows 2);
+decode_entry!(ff_decode_f16_e4m3kv_d64_w64, F16E4m3Kv, 64, rows 4);
 decode_entry!(ff_decode_f16_e4m3kv_d128_m16, F16E4m3Kv, 128, 1);
 decode_entry!(ff_decode_f16_e4m3kv_d128_m8, F16E4m3Kv, 128, 1, true);
 decode_entry!(ff_decode_f16_e4m3kv_d128_m32, F16E4m3Kv, 128, 2);
+decode_entry!(ff_decode_f16_e4m3kv_d128_w32, F16E4m3Kv, 128, rows 2);
+decode_entry!(ff_decode_f16_e4m3kv_d128_w64, F16E4m3Kv, 128, rows 4);
 decode_entry!(ff_decode_f16_e4m3kv_d256_m16, F16E4m3Kv, 256, 1);
 decode_entry!(ff_decode_f16_e4m3kv_d256_m8, F16E4m3Kv, 256, 1, true);
 decode_entry!(ff_decode_f16_e5m2kv_d64_m16, F16E5m2Kv, 64, 1);
 decode_entry!(ff_decode_f16_e5m2kv_d64_m8, F16E5m2Kv, 64, 1, true);
 decode_entry!(ff_decode_f16_e5m2kv_d64_m32, F16E5m2Kv, 64, 2);
+decode_entry!(ff_decode_f16_e5m2kv_d64_w32, F16E5m2Kv, 64, rows 2);
+decode_entry!(ff_decode_f16_e5m2kv_d64_w64, F16E5m2Kv, 64, rows 4);
 decode_entry!(ff_decode_f16_e5m2kv_d128_m16, F16E5m2Kv, 128, 1);
 decode_entry!(ff_decode_f16_e5m2kv_d128_m8, F16E5m2Kv, 128, 1, true);
 decode_entry!(ff_decode_f16_e5m2kv_d128_m32, F16E5m2Kv, 128, 2);
+decode_entry!(ff_decode_f16_e5m2kv_d128_w32, F16E5m2Kv, 128, rows 2);
+decode_entry!(ff_decode_f16_e5m2kv_d128_w64, F16E5m2Kv, 128, rows 4);
 decode_entry!(ff_decode_f16_e5m2kv_d256_m16, F16E5m2Kv, 256, 1);
 decode_entry!(ff_decode_f16_e5m2kv_d256_m8, F16E5m2Kv, 256, 1, true);
 decode_entry!(ff_decode_e4m3_d64_m16, AllE4m3, 64, 1);
 decode_entry!(ff_decode_e4m3_d64_m8, AllE4m3, 64, 1, true);
 decode_entry!(ff_decode_e4m3_d64_m32, AllE4m3, 64, 2);
+decode_entry!(ff_decode_e4m3_d64_w32, AllE4m3, 64, rows 2);
+decode_entry!(ff_decode_e4m3_d64_w64, AllE4m3, 64, rows 4);
 decode_entry!(ff_decode_e4m3_d128_m16, AllE4m3, 128, 1);
 decode_entry!(ff_decode_e4m3_d128_m8, AllE4m3, 128, 1, true);
 decode_entry!(ff_decode_e4m3_d128_m32, AllE4m3, 128, 2);
+decode_entry!(ff_decode_e4m3_d128_w32, AllE4m3, 128, rows 2);
+decode_entry!(ff_decode_e4m3_d128_w64, AllE4m3, 128, rows 4);
 decode_entry!(ff_decode_e4m3_d256_m16, AllE4m3, 256, 1);
 decode_entry!(ff_decode_e4m3_d256_m8, AllE4m3, 256, 1, true);
 decode_entry!(ff_decode_e5m2_d64_m16, AllE5m2, 64, 1);
 decode_entry!(ff_decode_e5m2_d64_m8, AllE5m2, 64, 1, true);
 decode_entry!(ff_decode_e5m2_d64_m32, AllE5m2, 64, 2);
+decode_entry!(ff_decode_e5m2_d64_w32, AllE5m2, 64, rows 2);
+decode_entry!(ff_decode_e5m2_d64_w64, AllE5m2, 64, rows 4);
 decode_entry!(ff_decode_e5m2_d128_m16, AllE5m2, 128, 1);
 decode_entry!(ff_decode_e5m2_d128_m8, AllE5m2, 128, 1, true);
 decode_entry!(ff_decode_e5m2_d128_m32, AllE5m2, 128, 2);
+decode_entry!(ff_decode_e5m2_d128_w32, AllE5m2, 128, rows 2);
+decode_entry!(ff_decode_e5m2_d128_w64, AllE5m2, 128, rows 4);
 decode_entry!(ff_decode_e5m2_d256_m16, AllE5m2, 256, 1);
 decode_entry!(ff_decode_e5m2_d256_m8, AllE5m2, 256, 1, true);
 
