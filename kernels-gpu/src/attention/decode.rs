@@ -83,7 +83,7 @@ fn scale_of(p: &DecodeParams, table: u64, w: &DecodeWork) -> f32 {
 
 /// The decode CTA body for operands `O`, head dim `D` (`NT = D / 8` output n-tiles,
 /// `KS = D / 16` k-steps), `MT` m16 tiles of packed rows per consumer warp, `RG` row groups of
-/// consumer warps (`NJ = 2 RG` key n8 tiles per warp; See Note [row-split consumers] in
+/// consumer warps (`NJ = 2 RG` key n8 tiles per warp, `KG = 4 / RG` key groups; See Note [row-split consumers] in
 /// docs/DESIGN.md) and `STAGES` pipeline stages; `NARROW` (with `MT = RG = 1`): at most 8 real
 /// rows per CTA, swapped-operand consumers ([`consumer_narrow`]).
 ///
@@ -100,13 +100,14 @@ pub unsafe fn decode_cta<
     const MT: usize,
     const RG: usize,
     const NJ: usize,
+    const KG: usize,
     const STAGES: usize,
     const NARROW: bool,
 >(
     p: &DecodeParams,
 ) {
     const {
-        assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0 && NJ == 2 * RG && CONSUMER_WARPS as usize % RG == 0);
+        assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0 && NJ == 2 * RG && KG * RG == CONSUMER_WARPS as usize);
         assert!(!NARROW || (MT == 1 && RG == 1));
     };
     let geo = geometry_rows(D as u32, O::K::ELEM_BYTES, (MT * RG) as u32, RG as u32, NARROW);
@@ -180,7 +181,7 @@ pub unsafe fn decode_cta<
         } else if NARROW {
             consumer_narrow::<O, D, KS, STAGES>(p, &b, warp, mbar);
         } else {
-            consumer::<O, D, NT, KS, MT, RG, NJ, STAGES>(p, &b, warp, mbar);
+            consumer::<O, D, NT, KS, MT, RG, NJ, KG, STAGES>(p, &b, warp, mbar);
         }
     }
 }
@@ -492,7 +493,17 @@ unsafe fn release_tile<const STAGES: usize>(b: &Block, mbar: Mbarriers, t: u32) 
 /// docs/DESIGN.md). With `RG = 1` every warp holds all rows for 16 keys; with `RG = 4` every
 /// warp holds 16 rows for all 64 keys.
 #[inline(always)]
-unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize, const MT: usize, const RG: usize, const NJ: usize, const STAGES: usize>(
+unsafe fn consumer<
+    O: Operands,
+    const D: usize,
+    const NT: usize,
+    const KS: usize,
+    const MT: usize,
+    const RG: usize,
+    const NJ: usize,
+    const KG: usize,
+    const STAGES: usize,
+>(
     p: &DecodeParams,
     b: &Block,
     warp: u32,
@@ -504,8 +515,8 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
     // SAFETY: forwarded; all 128 consumer threads.
     let s_q = unsafe { stage_q::<O, D>(p, b) };
 
-    let kg_count = CONSUMER_WARPS / RG as u32;
-    let (rg, kg) = (warp / kg_count, warp % kg_count);
+    // (Consumer warps are 0-3: with one row group every warp is its own key group.)
+    let (rg, kg) = if RG == 1 { (0, warp) } else { (warp / KG as u32, warp % KG as u32) };
     // This warp's first row and first key of every tile.
     let row_base = M_TILE_ROWS * MT as u32 * rg;
     let key_base = KEYS_PER_WARP * RG as u32 * kg;
@@ -566,8 +577,8 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
             }
             let mut p_row = [[0f32; 4]; NJ];
             for h in 0..2 {
-                let mut local = f32::NEG_INFINITY;
-                for j in 0..NJ {
+                let mut local = sc[mt][0][2 * h].max(sc[mt][0][2 * h + 1]);
+                for j in 1..NJ {
                     local = local.max(sc[mt][j][2 * h]).max(sc[mt][j][2 * h + 1]);
                 }
                 // SAFETY: full warp.
@@ -629,7 +640,7 @@ unsafe fn consumer<O: Operands, const D: usize, const NT: usize, const KS: usize
     }
 
     // SAFETY: forwarded.
-    unsafe { merge_and_store::<O, D, NT, MT>(p, b, kg, row_base, &acc, &m_run, &l_run) };
+    unsafe { merge_and_store::<O, D, NT, MT, KG>(p, b, kg, row_base, &acc, &m_run, &l_run) };
 }
 
 /// The consumer of a narrow variant: at most 8 real packed rows per CTA (See Note [narrow
@@ -732,7 +743,7 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
         unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::LoopEnd, global_timer_ns()) };
     }
 
-    let s = MergeScratch::of(b, warp);
+    let s = MergeScratch::of(b, CONSUMER_WARPS, warp);
     // SAFETY: as in `merge_and_store`.
     unsafe { barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads()) };
     for (md, a) in acc.iter().enumerate() {
@@ -753,14 +764,14 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
         }
     }
     // SAFETY: every consumer thread wrote its state.
-    unsafe { merge_scratch_and_store::<O, D>(p, b) };
+    unsafe { merge_scratch_and_store::<O, D, { CONSUMER_WARPS as usize }>(p, b) };
 }
 
 /// Merge the consumer warps' states through shared memory (the ring is free now) and write the
 /// final output (with sinks and LSE) or this split's partial. The calling warp is key group
 /// `kg` and holds the `16 MT` rows from `row_base`.
 #[inline(always)]
-unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT: usize>(
+unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT: usize, const KG: usize>(
     p: &DecodeParams,
     b: &Block,
     kg: u32,
@@ -770,7 +781,7 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
     l_run: &[[f32; 2]; MT],
 ) {
     let quad = Quad::of_lane(lane_id());
-    let s = MergeScratch::of(b, kg);
+    let s = MergeScratch::of(b, KG as u32, kg);
     // SAFETY: all 160 threads: every consumer is done reading the ring and every producer
     // copy has completed (wait_group 0) before anyone overwrites it.
     unsafe { barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads()) };
@@ -792,7 +803,7 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
         }
     }
     // SAFETY: forwarded; every consumer thread wrote its state.
-    unsafe { merge_scratch_and_store::<O, D>(p, b) };
+    unsafe { merge_scratch_and_store::<O, D, KG>(p, b) };
 }
 
 /// One key group's part of the merge scratch (in the ring): O rows of `rows` x padded head dim
@@ -808,10 +819,10 @@ struct MergeScratch {
 
 impl MergeScratch {
     #[inline(always)]
-    fn of(b: &Block, kg: u32) -> MergeScratch {
+    /// Key group `kg` of `groups` (the geometry's `key_groups`, passed as a constant).
+    fn of(b: &Block, groups: u32, kg: u32) -> MergeScratch {
         let rows = b.geo.rows_per_block();
         let stride = b.geo.merge_row_stride_f32();
-        let groups = b.geo.key_groups();
         let s_o: Smem<f32> = dynamic_smem_base().byte_add(b.plan.ring_offset);
         let s_m: Smem<f32> = s_o.add(groups * rows * stride);
         let s_l: Smem<f32> = s_m.add(groups * rows);
@@ -842,11 +853,12 @@ impl MergeScratch {
 /// # Safety
 /// All 128 consumer threads, after each wrote its warp's state to the scratch.
 #[inline(always)]
-unsafe fn merge_scratch_and_store<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) {
+/// `KG`: the geometry's key groups.
+unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(p: &DecodeParams, b: &Block) {
     let tid = thread_idx_x();
     let rows = b.geo.rows_per_block();
     let stride = b.geo.merge_row_stride_f32();
-    let groups = b.geo.key_groups();
+    let groups = KG as u32;
     let s_o: Smem<f32> = dynamic_smem_base().byte_add(b.plan.ring_offset);
     let s_m: Smem<f32> = s_o.add(groups * rows * stride);
     let s_l: Smem<f32> = s_m.add(groups * rows);
@@ -917,7 +929,7 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize>(p: &DecodeParams,
         let (i, real) = row_token(p, b, lr);
         if real {
             let mut o = [0f32; 8];
-            for w in 0..CONSUMER_WARPS {
+            for w in 0..groups {
                 // SAFETY: inside the scratch.
                 unsafe {
                     let wt = f32::from_bits(ld_shared_u32(s_m.add(w * rows + lr).byte_add(0)));

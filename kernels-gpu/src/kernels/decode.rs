@@ -64,6 +64,7 @@ macro_rules! decode_entry {
                     $mt,
                     $rg,
                     { 2 * $rg },
+                    { 4 / $rg },
                     { stages_for($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES, $mt * $rg, $narrow) as usize },
                     $narrow,
                 >(&p)
