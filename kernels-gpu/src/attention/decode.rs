@@ -543,21 +543,23 @@ unsafe fn consumer<
         // SAFETY: hand-over protocol (module doc).
         let (k_tile, v_tile) = unsafe { wait_tile::<STAGES>(b, mbar, t) };
 
-        // S = Q·Kᵀ over this warp's 16 RG keys: NJ n8 tiles per m tile, 32 dims per K load.
+        // S = Q·Kᵀ over this warp's 16 RG keys: NJ n8 tiles per m tile, 32 dims per K load;
+        // each Q fragment is read once per k step and used for all RG key blocks.
         let mut sc = [[[0f32; 4]; NJ]; MT];
         for kb in 0..KS / 2 {
-            for r in 0..RG {
-                // SAFETY: full warp; inside the stage.
-                let kf = unsafe { O::K::k_frags::<O::EQ>(k_tile, key_base + KEYS_PER_WARP * r as u32, kb as u32, lane) };
-                for (ks, kf) in kf.iter().enumerate() {
-                    let kk = 2 * kb as u32 + ks as u32;
-                    for mt in 0..MT {
-                        let q_row = row_base + 16 * mt as u32 + 8 * (mi % 2) + lane % 8;
-                        // SAFETY: full warp; inside the Q tile.
+            // SAFETY: full warp; inside the stage.
+            let kf: [_; RG] = core::array::from_fn(|r| unsafe { O::K::k_frags::<O::EQ>(k_tile, key_base + KEYS_PER_WARP * r as u32, kb as u32, lane) });
+            for ks in 0..2 {
+                let kk = 2 * kb as u32 + ks as u32;
+                for mt in 0..MT {
+                    let q_row = row_base + 16 * mt as u32 + 8 * (mi % 2) + lane % 8;
+                    // SAFETY: full warp; inside the Q tile.
+                    let qf = unsafe { ldmatrix_x4_b16(s_q.chunk(q_row, 2 * kk + mi / 2)) };
+                    for r in 0..RG {
+                        // SAFETY: full warp.
                         unsafe {
-                            let qf = ldmatrix_x4_b16(s_q.chunk(q_row, 2 * kk + mi / 2));
-                            sc[mt][2 * r] = O::EQ::mma(qf, kf[0], sc[mt][2 * r]);
-                            sc[mt][2 * r + 1] = O::EQ::mma(qf, kf[1], sc[mt][2 * r + 1]);
+                            sc[mt][2 * r] = O::EQ::mma(qf, kf[r][ks][0], sc[mt][2 * r]);
+                            sc[mt][2 * r + 1] = O::EQ::mma(qf, kf[r][ks][1], sc[mt][2 * r + 1]);
                         }
                     }
                 }
