@@ -194,9 +194,7 @@ pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32, m_tiles: u32, narrow:
     let q_bytes = M_TILE_ROWS * m_tiles * head_dim * 2;
     let ring = if kv_elem_bytes == 1 && narrow {
         48 * 1024
-    } else if kv_elem_bytes == 1 {
-        64 * 1024
-    } else if q_bytes > 8 * 1024 {
+    } else if kv_elem_bytes == 1 || q_bytes > 8 * 1024 {
         64 * 1024
     } else {
         96 * 1024

@@ -539,6 +539,29 @@ mod tests {
         }
     }
 
+    /// Rows per CTA: 16 up to 16 packed rows (and always at head dim 256), 32 up to 32, 64
+    /// past 32 with the row-split consumers, else 32.
+    #[test]
+    fn m_tiles_by_rows() {
+        for (rows, d, split, want) in [
+            (1, 128, true, 1),
+            (16, 128, true, 1),
+            (17, 128, true, 2),
+            (32, 64, true, 2),
+            (33, 128, true, 4),
+            (128, 128, true, 4),
+            (128, 128, false, 2),
+            (128, 256, true, 1),
+            (48, 256, false, 1),
+        ] {
+            assert_eq!(
+                m_tiles_for(rows, d, split),
+                want,
+                "rows {rows}, d {d}, split {split}"
+            );
+        }
+    }
+
     #[test]
     fn w3_does_not_split() {
         let p = plan(&inp(&[1; 64], &[4096; 64], 32, 8));

@@ -169,6 +169,32 @@ fn config_cases() -> Vec<ConfigCase> {
             },
         ),
         (
+            "m_tiles 4 with the key-split consumers",
+            |c| (c.m_tiles, c.row_split) = (Some(4), Some(false)),
+            |r| {
+                matches!(
+                    r,
+                    Err(Error::InvalidArgument {
+                        name: "m_tiles",
+                        ..
+                    })
+                )
+            },
+        ),
+        (
+            "m_tiles 4 at head_dim 256",
+            |c| (c.m_tiles, c.head_dim) = (Some(4), 256),
+            |r| {
+                matches!(
+                    r,
+                    Err(Error::InvalidArgument {
+                        name: "m_tiles",
+                        ..
+                    })
+                )
+            },
+        ),
+        (
             "m_tiles 2 at head_dim 256",
             |c| (c.m_tiles, c.head_dim) = (Some(2), 256),
             |r| {
