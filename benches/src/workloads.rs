@@ -137,7 +137,7 @@ mod extra_tests {
     #[test]
     fn extra_file_parses() {
         let w = super::parse(include_str!("../workloads-extra.toml")).unwrap();
-        assert_eq!(w.len(), 10);
+        assert_eq!(w.len(), 12);
         assert_eq!(w[0].lens().unwrap(), vec![45000, 4800, 3100, 1200]);
         assert!(w.iter().all(|s| s.lens().is_ok() && s.dtypes().is_ok()));
         use ferroflash_reference::DType;
@@ -145,5 +145,9 @@ mod extra_tests {
         // X8/X9: 8:1 GQA with 4 new tokens (32 packed rows per kv head).
         assert_eq!((w[8].q_heads / w[8].kv_heads) * w[8].q_len, 32);
         assert_eq!(w[9].dtypes().unwrap(), (DType::Bf16, DType::E4m3));
+        // X10 (X3 over e4m3, 128 rows) and X11 (4:1 with 12 new tokens, 48 rows): the row-split
+        // `_w64` consumers.
+        assert_eq!((w[10].q_heads / w[10].kv_heads) * w[10].q_len, 128);
+        assert_eq!((w[11].q_heads / w[11].kv_heads) * w[11].q_len, 48);
     }
 }

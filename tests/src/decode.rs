@@ -651,6 +651,23 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
     }
 }
 
+/// Case `i` of a consumer-layout table (narrow, row-split): two kv heads, the dtypes, and
+/// softcap, window, sinks, splits, score scale and scale tables cycled by `i`.
+fn cycle_layout_case(c: &mut DecodeCase, i: usize, (q, kv): (DType, DType), seed: u64) {
+    c.kv_heads = 2;
+    (c.dtype, c.kv_dtype) = (q, kv);
+    c.softcap = (i % 3 == 1).then_some(30.0);
+    c.window_left = (i % 4 == 2).then_some(70);
+    c.sinks = i % 2 == 1;
+    c.splits = [Splits::Auto, Splits::Fixed(1), Splits::Fixed(3)][i % 3];
+    c.scale = [1.0, 4.0, 0.5][i % 3];
+    c.seed = seed + i as u64;
+    // The generator scales fp8 codes to the format's range: the kernel needs the tables.
+    c.scales = kv
+        .is_fp8()
+        .then_some([ScaleLayout::PerTensor, ScaleLayout::PerKvHead][i % 2]);
+}
+
 /// The narrow variants (See Note [narrow rows] in docs/DESIGN.md): every case with at most 8
 /// packed rows per kv head runs the `_m8` kernel with `narrow_rows = Some(true)` and the 16-row kernel with
 /// `narrow_rows = Some(false)`, both against the reference. Head ratios 1, 4, 7 and 8 with 1-8 new
@@ -678,18 +695,7 @@ fn narrow_rows(d: &Device) -> CaseResult {
             q_len,
             vec![0, 1, 97, 1000 + 517 * i as u32],
         );
-        c.kv_heads = 2;
-        (c.dtype, c.kv_dtype) = (q, kv);
-        c.softcap = (i % 3 == 1).then_some(30.0);
-        c.window_left = (i % 4 == 2).then_some(70);
-        c.sinks = i % 2 == 1;
-        c.splits = [Splits::Auto, Splits::Fixed(1), Splits::Fixed(3)][i % 3];
-        c.scale = [1.0, 4.0, 0.5][i % 3];
-        c.seed = 9100 + i as u64;
-        // The generator scales fp8 codes to the format's range: the kernel needs the tables.
-        c.scales = kv
-            .is_fp8()
-            .then_some([ScaleLayout::PerTensor, ScaleLayout::PerKvHead][i % 2]);
+        cycle_layout_case(&mut c, i, (q, kv), 9100);
         for narrow in [true, false] {
             c.narrow_rows = Some(narrow);
             let (what, tag) = if narrow {
@@ -744,17 +750,7 @@ fn row_split(d: &Device) -> CaseResult {
             q_len,
             vec![0, 1, 97, 700 + 733 * i as u32],
         );
-        c.kv_heads = 2;
-        (c.dtype, c.kv_dtype) = (q, kv);
-        c.softcap = (i % 3 == 1).then_some(30.0);
-        c.window_left = (i % 4 == 2).then_some(70);
-        c.sinks = i % 2 == 1;
-        c.splits = [Splits::Auto, Splits::Fixed(1), Splits::Fixed(3)][i % 3];
-        c.scale = [1.0, 4.0, 0.5][i % 3];
-        c.seed = 9400 + i as u64;
-        c.scales = kv
-            .is_fp8()
-            .then_some([ScaleLayout::PerTensor, ScaleLayout::PerKvHead][i % 2]);
+        cycle_layout_case(&mut c, i, (q, kv), 9400);
         if let Err(e) = run_case_expecting(d, &c, "the row-split kernel", |r| r.contains(tag)) {
             failures.push(format!("case {i}, row split: {e}"));
         }
@@ -1510,11 +1506,14 @@ fn graph_replay(d: &Device) -> CaseResult {
         4,
     )?;
     // At most 2 new tokens x group 4 = 8 rows: the narrow kernel.
-    graph_replay_with(d, None, 2)
+    graph_replay_with(d, None, 2)?;
+    // Up to 16 new tokens x group 4 = 64 rows: the row-split _w64 kernel (checked).
+    graph_replay_with(d, None, 16)
 }
 
 /// Graph capture and replay with `max_new_tokens` new tokens at most (the batches' new tokens
-/// are capped to it); 2 or fewer runs the narrow variant (checked).
+/// are capped to it, and scaled by 4 from 8 up); 2 or fewer runs the narrow variant, 16 the
+/// row-split `_w64` one (checked).
 fn graph_replay_with(
     d: &Device,
     tail: Option<ferroflash::TailSplit>,
@@ -1541,9 +1540,11 @@ fn graph_replay_with(
     let narrow = max_new_tokens as usize * group <= 8;
     cfg.narrow_rows = Some(narrow);
     let mut plan = DecodePlan::for_graphs(d, &cfg, cap).map_err(|e| e.to_string())?;
-    if plan.kernel().ends_with("_m8") != narrow {
+    if plan.kernel().ends_with("_m8") != narrow
+        || (max_new_tokens as usize * group > 32) != plan.kernel().ends_with("_w64")
+    {
         return Err(format!(
-            "graph plan kernel {} (narrow expected: {narrow})",
+            "graph plan kernel {} (narrow expected: {narrow}, {max_new_tokens} new tokens)",
             plan.kernel()
         ));
     }
@@ -1580,7 +1581,11 @@ fn graph_replay_with(
         (vec![4, 1, 1, 3], vec![3000, 17, 64, 900]),
     ];
     for (seed, (q_lens, kv_lens)) in batches.iter().enumerate() {
-        let q_lens: Vec<u32> = q_lens.iter().map(|&q| q.min(max_new_tokens)).collect();
+        let scale = if max_new_tokens >= 8 { 4 } else { 1 };
+        let q_lens: Vec<u32> = q_lens
+            .iter()
+            .map(|&q| (q * scale).min(max_new_tokens))
+            .collect();
         let problem = Problem {
             q_heads: kv_heads * group,
             kv_heads,
