@@ -1670,15 +1670,16 @@ fn graph_replay_with(
     let long = plan.update(
         d,
         &BatchTables {
-            q_indptr: &[0, 5],
-            kv_lens: &[5],
-            page_indptr: &[0, 1],
-            page_indices: &[0],
+            q_indptr: &[0, max_new_tokens + 1],
+            kv_lens: &[17],
+            page_indptr: &[0, 2],
+            page_indices: &[0, 1],
         },
     );
     if !matches!(long, Err(ferroflash::Error::NewTokens { .. })) {
         return Err(format!(
-            "5 new tokens over a capacity of {max_new_tokens}: {long:?}"
+            "{} new tokens over a capacity of {max_new_tokens}: {long:?}",
+            max_new_tokens + 1
         ));
     }
     Ok(Outcome::Pass)
