@@ -14,6 +14,7 @@ pub mod selftest {
     pub const EX2: &str = "ff_test_ex2";
     pub const WGMMA_BF16: &str = "ff_test_wgmma_bf16";
     pub const WGMMA_E4M3: &str = "ff_test_wgmma_e4m3";
+    pub const WGMMA_SW128_ATTN: &str = "ff_test_wgmma_sw128_attn";
     pub const TCGEN05_MMA: &str = "ff_test_tcgen05_mma";
 }
 
@@ -50,6 +51,7 @@ pub const ALL_ENTRIES: &[(&str, ArchSet)] = &[
     (selftest::EX2, ArchSet::All),
     (selftest::WGMMA_BF16, ArchSet::Sm90aOnly),
     (selftest::WGMMA_E4M3, ArchSet::Sm90aOnly),
+    (selftest::WGMMA_SW128_ATTN, ArchSet::Sm90aOnly),
     (selftest::TCGEN05_MMA, ArchSet::Sm100aOnly),
     (decode::COMBINE_BF16, ArchSet::All),
     (decode::COMBINE_F16, ArchSet::All),

@@ -51,7 +51,24 @@ pub const SPECS: &[SelfTestSpec] = &[
     spec(n::WGMMA_BF16, 1, 128, 2 * 64 * 8, 64 * 64),
     spec(n::WGMMA_E4M3, 1, 128, 2 * 64 * 8, 64 * 64),
     spec(n::TCGEN05_MMA, 1, 128, 128 * 8 + 64 * 8, 128 * 64),
+    // Q, K, V (64 x 128 bf16 each) in; S (64 x 64 f32) and O (64 x 128 f32) out; three 16 KiB
+    // swizzled tiles and up to 1 KiB of alignment in shared memory.
+    with_smem(
+        spec(n::WGMMA_SW128_ATTN, 1, 128, 3 * 64 * 64, 64 * 64 + 64 * 128),
+        49 * 1024,
+    ),
 ];
+
+/// `s` with its own shared-memory window.
+const fn with_smem(s: SelfTestSpec, smem_bytes: u32) -> SelfTestSpec {
+    SelfTestSpec {
+        dims: LaunchDims {
+            smem_bytes,
+            ..s.dims
+        },
+        ..s
+    }
+}
 
 /// Run self-test `name` on `input`, returning its output words.
 pub fn run(dev: &Device, name: &str, input: &[u32]) -> Result<Vec<u32>> {

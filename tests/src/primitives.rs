@@ -58,6 +58,10 @@ pub fn cases() -> Vec<Case> {
             run: |d| wgmma(d, n::WGMMA_E4M3, Elem::E4m3),
         },
         Case {
+            name: "prim/wgmma_sw128_attention_step",
+            run: wgmma_sw128_attn,
+        },
+        Case {
             name: "prim/tcgen05_mma_bf16",
             run: tcgen05,
         },
@@ -232,6 +236,36 @@ fn wgmma(d: &Device, name: &str, e: Elem) -> CaseResult {
         &out,
         &matmul_bits(&a, &b, 64, 64, k, 0.0),
     )
+}
+
+/// The 128-byte-swizzle wgmma layouts of a decode consumer (`ff_test_wgmma_sw128_attn`):
+/// S = Q·Kᵀ with K-major operands, then O = bf16(S)·V with V N-major, at head dim 128. Q and K
+/// in {-1, 0, 1} keep |S| <= 128, exact in bf16, and V in [-2, 2] keeps O exact in f32.
+fn wgmma_sw128_attn(d: &Device) -> CaseResult {
+    let mut r = Rng(11);
+    let mut ints = |lo, hi| -> Vec<i32> { (0..64 * 128).map(|_| r.int(lo, hi)).collect() };
+    let (q, k, v) = (ints(-1, 1), ints(-1, 1), ints(-2, 2));
+    let mut input = Elem::Bf16.pack(&q);
+    input.extend(Elem::Bf16.pack(&k));
+    input.extend(Elem::Bf16.pack(&v));
+    let out = try_run!(run(d, n::WGMMA_SW128_ATTN, &input));
+    let s: Vec<i32> = (0..64 * 64)
+        .map(|i| {
+            (0..128)
+                .map(|x| q[(i / 64) * 128 + x] * k[(i % 64) * 128 + x])
+                .sum()
+        })
+        .collect();
+    let o: Vec<i32> = (0..64 * 128)
+        .map(|i| {
+            (0..64)
+                .map(|j| s[(i / 128) * 64 + j] * v[j * 128 + i % 128])
+                .sum()
+        })
+        .collect();
+    let mut want: Vec<u32> = s.iter().map(|&x| (x as f32).to_bits()).collect();
+    want.extend(o.iter().map(|&x| (x as f32).to_bits()));
+    expect_eq("S = Q·Kᵀ (64x64), then O = S·V (64x128)", &out, &want)
 }
 
 fn tcgen05(d: &Device) -> CaseResult {

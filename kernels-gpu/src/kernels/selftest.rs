@@ -273,6 +273,75 @@ pub unsafe extern "ptx-kernel" fn ff_test_wgmma_e4m3(p: SelfTestParams) {
     unsafe { wgmma_test(&p, wgmma_m64n64k32_f32_e4m3_ss) }
 }
 
+/// Byte offset of 16-byte chunk `c` (0..16) of row `r` in a 128-byte-swizzled tile of 64 rows x
+/// 256 bytes: two 8 KiB column blocks of 128-byte rows, chunk `c % 8` at `(c % 8) ^ (r % 8)`.
+#[cfg(target_feature = "sm_90a")]
+const fn sw128_offset(r: u32, c: u32) -> u32 {
+    (c / 8) * 8192 + r * 128 + ((c % 8) ^ (r % 8)) * 16
+}
+
+/// One warpgroup, the attention step of a wgmma decode consumer at head dim 128 on 128-byte
+/// swizzled tiles (the ring layout such a consumer would use): Q, K, V (each 64 rows x 128
+/// bf16, row-major in `input`) staged swizzled; S = Q·Kᵀ (64x64 f32) by eight
+/// `wgmma m64n64k16` with both operands K-major from shared memory (start advanced 32 bytes
+/// per k step, the second column block at +8 KiB); P = S rounded to bf16 in registers (the
+/// accumulator's n-chunk pairs are the A fragments); O = P·V (64x128 f32) by four
+/// `wgmma m64n128k16` with A from registers and V N-major (`lbo` 8 KiB between the column
+/// blocks, `sbo` 1 KiB between 8-key groups, start advanced 2 KiB per 16 keys). Writes S, then O.
+#[cfg(target_feature = "sm_90a")]
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn ff_test_wgmma_sw128_attn(p: SelfTestParams) {
+    const TILE: u32 = 64 * 256;
+    let tid = thread_idx_x();
+    let base = dynamic_smem_base();
+    let tiles: Smem<u8> = base.byte_add((1024 - base.addr() % 1024) % 1024);
+    // SAFETY: 128 threads = one warpgroup in uniform flow; three 16 KiB tiles after at most
+    // 1 KiB of alignment fit the 49 KiB window of this self-test's spec.
+    unsafe {
+        let mut i = tid;
+        while i < 3 * 64 * 16 {
+            let (t, r, c) = (i / 1024, (i / 16) % 64, i % 16);
+            let w = [0, 1, 2, 3].map(|k| load(g_in(&p), (t * 64 + r) * 64 + 4 * c + k));
+            st_shared_v4_u32(tiles.byte_add(t * TILE + sw128_offset(r, c)), w);
+            i += 128;
+        }
+        fence_proxy_async_shared_cta();
+        bar_sync_all();
+        let (s_q, s_k, s_v): (Smem<u8>, Smem<u8>, Smem<u8>) = (tiles, tiles.byte_add(TILE), tiles.byte_add(2 * TILE));
+        let mut s: WgmmaAccM64N64 = [0.0; 32];
+        wgmma_fence();
+        let mut kk = 0;
+        while kk < 8 {
+            let at = (kk / 4) * 8192 + (kk % 4) * 32;
+            wgmma_m64n64k16_f32_bf16_ss(&mut s, wgmma_desc_sw128(s_q.byte_add(at), 16, 1024), wgmma_desc_sw128(s_k.byte_add(at), 16, 1024), kk > 0);
+            kk += 1;
+        }
+        wgmma_commit_group();
+        wgmma_wait_group::<0>();
+        let pk = |a: f32, b: f32| cvt_rn_bf16x2_f32(a, b);
+        let a: [[u32; 4]; 4] = core::array::from_fn(|r| [pk(s[8 * r], s[8 * r + 1]), pk(s[8 * r + 2], s[8 * r + 3]), pk(s[8 * r + 4], s[8 * r + 5]), pk(s[8 * r + 6], s[8 * r + 7])]);
+        let mut o: WgmmaAccM64N128 = [0.0; 64];
+        wgmma_fence();
+        for (r, a) in a.iter().enumerate() {
+            wgmma_m64n128k16_f32_bf16_rs_tb(&mut o, *a, wgmma_desc_sw128(s_v.byte_add(2048 * r as u32), 8192, 1024), r > 0);
+        }
+        wgmma_commit_group();
+        wgmma_wait_group::<0>();
+        let (warp, lane) = (tid / 32, lane_id());
+        let row = 16 * warp + lane / 4;
+        for j in 0..16u32 {
+            let col = 8 * j + 2 * (lane % 4);
+            for e in 0..4u32 {
+                let (rr, cc) = (row + 8 * (e / 2), col + e % 2);
+                if j < 8 {
+                    store(g_out(&p), rr * 64 + cc, s[(4 * j + e) as usize].to_bits());
+                }
+                store(g_out(&p), 64 * 64 + rr * 128 + cc, o[(4 * j + e) as usize].to_bits());
+            }
+        }
+    }
+}
+
 /// 128 threads: D (128x64 f32, tensor memory) = A (128x16 bf16) · B (64x16 bf16)^T through one
 /// tcgen05.mma, then each warp reads its 32 rows back. sm_100a: assembled, not run here.
 #[cfg(target_feature = "sm_100a")]
