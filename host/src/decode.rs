@@ -37,7 +37,8 @@ use crate::plan::{plan, Plan, PlanInput};
 pub use crate::plan::{Splits, TailSplit};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use ferroflash_contract::decode::{
-    combine_smem_bytes, geometry_rows, COMBINE_THREADS, MAX_CLUSTER_SPLITS, M_TILE_ROWS,
+    combine_smem_bytes, geometry_rows, layout_supported, COMBINE_THREADS, MAX_CLUSTER_SPLITS,
+    M_TILE_ROWS,
 };
 use ferroflash_contract::names::decode as names;
 pub use ferroflash_contract::names::Elem;
@@ -167,8 +168,7 @@ impl DecodeConfig {
     /// Row groups of the consumer warps for `m_tiles` (1: key split; 2, 4: row split).
     fn row_groups_for(&self, m_tiles: u32) -> u32 {
         match m_tiles {
-            2 if self.row_split != Some(false) => 2,
-            4 => 4,
+            2 | 4 if self.row_split != Some(false) => m_tiles,
             _ => 1,
         }
     }
@@ -258,9 +258,8 @@ impl DecodeConfig {
             });
         }
         match self.m_tiles {
-            None | Some(1) => {}
-            Some(2) if self.head_dim <= 128 => {}
-            Some(4) if self.head_dim <= 128 && self.row_split != Some(false) => {}
+            None => {}
+            Some(m) if layout_supported(self.head_dim, m, self.row_groups_for(m), false) => {}
             Some(m) => {
                 return Err(Error::InvalidArgument {
                     name: "m_tiles",
