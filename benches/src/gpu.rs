@@ -197,6 +197,8 @@ pub struct Knobs {
     pub m_tiles: Option<u32>,
     /// `--row-split auto|on|off`.
     pub row_split: Option<bool>,
+    /// `--wgmma on|off`.
+    pub wgmma: Option<bool>,
     pub tail: Option<ferroflash::TailSplit>,
     /// `--cluster on|off`.
     pub cluster_merge: bool,
@@ -215,6 +217,7 @@ impl Default for Knobs {
             splits: c.splits,
             m_tiles: c.m_tiles,
             row_split: c.row_split,
+            wgmma: c.wgmma,
             tail: c.tail,
             cluster_merge: c.cluster_merge,
             combine_parts: c.combine_parts,
@@ -260,6 +263,7 @@ impl Case {
         cfg.splits = knobs.splits;
         cfg.m_tiles = knobs.m_tiles;
         cfg.row_split = knobs.row_split;
+        cfg.wgmma = knobs.wgmma;
         cfg.tail = knobs.tail;
         cfg.cluster_merge = knobs.cluster_merge;
         cfg.combine_parts = knobs.combine_parts;

@@ -59,6 +59,10 @@ enum Cmd {
         /// library's choice: on), `on` or `off` (the `_m32` kernels).
         #[arg(long, default_value = "auto")]
         row_split: String,
+        /// Experimental wgmma consumer (`_g64`) for 64-row CTAs over 16-bit K/V at head dim
+        /// 128 on sm_90a: `on` or `off` (default).
+        #[arg(long, default_value = "off")]
+        wgmma: String,
         /// Experimental tail split `PERCENT:CHUNK_TILES` (e.g. `25:4`): the last PERCENT of every
         /// split block's tiles in chunks of CHUNK_TILES, taken by the SMs that finish first.
         #[arg(long)]
@@ -122,6 +126,7 @@ fn main() {
             splits,
             m_tiles,
             row_split,
+            wgmma,
             tail,
             cluster,
             combine_parts,
@@ -140,6 +145,7 @@ fn main() {
                 "auto" => Ok(None),
                 v => on_off("--row-split", v, "auto, on or off").map(Some),
             };
+            let wgmma = on_off("--wgmma", &wgmma, "on or off").map(Some);
             let tail = match tail.as_deref().map(parse_tail) {
                 None => Ok(None),
                 Some(t) => t.map(Some),
@@ -156,6 +162,7 @@ fn main() {
                     splits,
                     m_tiles: m_tiles?,
                     row_split: row_split?,
+                    wgmma: wgmma?,
                     tail: tail?,
                     cluster_merge: cluster_merge?,
                     combine_parts: combine_parts?,

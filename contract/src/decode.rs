@@ -83,6 +83,10 @@ pub struct DecodeGeometry {
     /// A narrow variant (at most 8 real rows, swapped-operand consumers): same shared-memory
     /// layout as its 16-row variant, with its own ring depth ([`stages_for`]).
     pub narrow: bool,
+    /// A wgmma variant (`_g64`, sm_90a; See Note [wgmma consumer] in docs/DESIGN.md): 64 rows
+    /// per CTA, one consumer warpgroup, Q and the ring in the 128-byte-swizzle layout
+    /// ([`column_block_bytes`](Self::column_block_bytes)), each tile 1024-byte aligned.
+    pub wgmma: bool,
 }
 
 /// Shared-memory byte offsets of the decode kernel.
@@ -124,6 +128,15 @@ impl DecodeGeometry {
     pub const fn key_groups(&self) -> u32 {
         CONSUMER_WARPS / self.row_groups
     }
+    /// Bytes of one 128-byte column block of a Q or K/V tile in the wgmma layout (64 rows x
+    /// 128 bytes), 0 for the `ldmatrix` layout.
+    pub const fn column_block_bytes(&self) -> u32 {
+        if self.wgmma {
+            KV_TILE_TOKENS * 128
+        } else {
+            0
+        }
+    }
     /// Keys of every tile one consumer warp takes.
     pub const fn keys_per_warp(&self) -> u32 {
         KV_TILE_TOKENS / self.key_groups()
@@ -151,7 +164,9 @@ impl DecodeGeometry {
         let q_bytes = self.rows_per_block() * self.head_dim * 2;
         let q_offset = 0;
         let row_scale_offset = q_offset + q_bytes;
-        let ring_offset = align_up(row_scale_offset + 4 * self.rows_per_block(), 128);
+        // wgmma tiles start on a swizzle atom (1024 bytes; the dynamic window is 1024-aligned).
+        let ring_align = if self.wgmma { 1024 } else { 128 };
+        let ring_offset = align_up(row_scale_offset + 4 * self.rows_per_block(), ring_align);
         // Per key group: O (rows x padded head_dim f32) + max and sum per row (2 x rows f32).
         let merge_bytes =
             self.key_groups() * self.rows_per_block() * (self.merge_row_stride_f32() + 2) * 4;
@@ -290,6 +305,16 @@ pub const fn geometry_rows(
         stages: stages_for(head_dim, kv_elem_bytes, m_tiles, narrow),
         producer_warps: producer_warps(kv_elem_bytes, head_dim, m_tiles, row_groups),
         narrow,
+        wgmma: false,
+    }
+}
+
+/// The geometry of the wgmma variant (`_g64`) at `head_dim` (128): the 16-bit `_w64` plan with
+/// the tiles in the wgmma layout.
+pub const fn geometry_wgmma(head_dim: u32) -> DecodeGeometry {
+    DecodeGeometry {
+        wgmma: true,
+        ..geometry_rows(head_dim, 2, 4, 4, false)
     }
 }
 

@@ -94,13 +94,17 @@ pub mod decode {
             m_tiles,
             row_groups,
             narrow,
+            wgmma: false,
         }
     }
 
-    /// Every decode variant (all in every arch module; fp8 is converted in software on sm_80):
+    /// Every decode variant (all in every arch module but the `_g64` ones, sm_90a only; fp8 is
+    /// converted in software on sm_80):
     /// name, (Q, K/V, O) types, head dim, m16 tiles, row groups, narrow.
     #[rustfmt::skip]
     pub const VARIANTS: &[Variant] = &[
+        Variant { wgmma: true, ..v("ff_decode_bf16_d128_g64", Bf16, Bf16, Bf16, 128, 4, 4, false) },
+        Variant { wgmma: true, ..v("ff_decode_f16_d128_g64", F16, F16, F16, 128, 4, 4, false) },
         v("ff_decode_bf16_d64_m16", Bf16, Bf16, Bf16, 64, 1, 1, false),
         v("ff_decode_bf16_d64_m8", Bf16, Bf16, Bf16, 64, 1, 1, true),
         v("ff_decode_bf16_d64_m32", Bf16, Bf16, Bf16, 64, 2, 1, false),
@@ -235,6 +239,8 @@ pub struct Variant {
     /// Narrow (with `m_tiles == 1`): at most 8 real rows per CTA, swapped-operand consumers
     /// (See Note [narrow rows] in docs/DESIGN.md); named `_m8`.
     pub narrow: bool,
+    /// A wgmma consumer (`_g64`, only in the sm_90a module; See Note [wgmma consumer]).
+    pub wgmma: bool,
 }
 
 /// Every entry (fixed ones and decode variants) with the modules that must carry it.
@@ -242,5 +248,12 @@ pub fn all_entries() -> impl Iterator<Item = (&'static str, ArchSet)> {
     ALL_ENTRIES
         .iter()
         .copied()
-        .chain(decode::VARIANTS.iter().map(|v| (v.name, ArchSet::All)))
+        .chain(decode::VARIANTS.iter().map(|v| {
+            let set = if v.wgmma {
+                ArchSet::Sm90aOnly
+            } else {
+                ArchSet::All
+            };
+            (v.name, set)
+        }))
 }

@@ -37,8 +37,8 @@ use crate::plan::{plan, Plan, PlanInput};
 pub use crate::plan::{Splits, TailSplit};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use ferroflash_contract::decode::{
-    combine_smem_bytes, geometry_rows, layout_supported, COMBINE_THREADS, MAX_CLUSTER_SPLITS,
-    M_TILE_ROWS,
+    combine_smem_bytes, geometry_rows, geometry_wgmma, layout_supported, COMBINE_THREADS,
+    MAX_CLUSTER_SPLITS, M_TILE_ROWS,
 };
 use ferroflash_contract::names::decode as names;
 pub use ferroflash_contract::names::Elem;
@@ -107,6 +107,10 @@ pub struct DecodeConfig {
     /// `_w32` / `_w64` kernels) instead of all rows over 16 keys (`_m32`). `None` (default) =
     /// automatic (on); `Some(false)`: the `_m32` kernels, and at most 32 rows per CTA.
     pub row_split: Option<bool>,
+    /// Experimental (branch `experiment/wgmma-consumer`): the wgmma consumer (`_g64`, See Note
+    /// [wgmma consumer] in docs/DESIGN.md) for 64-row CTAs over 16-bit K/V at head dim 128 on
+    /// the sm_90a module. `None` / `Some(false)` (default): off.
+    pub wgmma: Option<bool>,
     /// Experimental: cut the end of every split block into small chunks that the SMs finishing
     /// first take ([`crate::plan::TailSplit`]); `None` (default): off.
     pub tail: Option<TailSplit>,
@@ -152,6 +156,7 @@ impl DecodeConfig {
             splits: Splits::Auto,
             m_tiles: None,
             row_split: None,
+            wgmma: None,
             tail: None,
             cluster_merge: true,
             combine_parts: None,
@@ -638,7 +643,13 @@ pub struct DecodeTensors<'a, Q, KV = Q, O = Q> {
     pub v_scale: Option<&'a CudaSlice<f32>>,
 }
 
-fn kernel_name(cfg: &DecodeConfig, m_tiles: u32, row_groups: u32, narrow: bool) -> &'static str {
+fn kernel_name(
+    cfg: &DecodeConfig,
+    m_tiles: u32,
+    row_groups: u32,
+    narrow: bool,
+    wgmma: bool,
+) -> &'static str {
     let (q, kv, out) = cfg.operand_types();
     names::VARIANTS
         .iter()
@@ -651,7 +662,8 @@ fn kernel_name(cfg: &DecodeConfig, m_tiles: u32, row_groups: u32, narrow: bool) 
                 v.m_tiles,
                 v.row_groups,
                 v.narrow,
-            ) == (q, kv, out, cfg.head_dim, m_tiles, row_groups, narrow)
+                v.wgmma,
+            ) == (q, kv, out, cfg.head_dim, m_tiles, row_groups, narrow, wgmma)
         })
         .map(|v| v.name)
         .expect("every validated (dtypes, head_dim, m_tiles) the planner picks has a variant")
@@ -869,14 +881,22 @@ impl DecodePlan {
         narrow: bool,
     ) -> Result<(&'static str, LaunchDims, u32)> {
         let row_groups = cfg.row_groups_for(m_tiles);
-        let name = kernel_name(cfg, m_tiles, row_groups, narrow);
-        let geo = geometry_rows(
-            cfg.head_dim,
-            cfg.operand_types().1.bytes(),
-            m_tiles,
-            row_groups,
-            narrow,
-        );
+        let wgmma = cfg.wgmma == Some(true)
+            && dev.arch() == crate::ModuleArch::Sm90a
+            && (m_tiles, row_groups, cfg.head_dim) == (4, 4, 128)
+            && cfg.operand_types().1.bytes() == 2;
+        let name = kernel_name(cfg, m_tiles, row_groups, narrow, wgmma);
+        let geo = if wgmma {
+            geometry_wgmma(cfg.head_dim)
+        } else {
+            geometry_rows(
+                cfg.head_dim,
+                cfg.operand_types().1.bytes(),
+                m_tiles,
+                row_groups,
+                narrow,
+            )
+        };
         let dims = LaunchDims {
             grid: (0, 1, 1),
             block_threads: geo.threads(),

@@ -940,6 +940,8 @@ macro_rules! wgmma_m64n64_ss {
 
 wgmma_m64n64_ss!(wgmma_m64n64k16_f32_bf16_ss, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", ", 1, 1, 0, 0",
     "`wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16` (sm_90a): D (64x64 f32) += A (64x16, K-major smem) · B (16x64, K-major smem).");
+wgmma_m64n64_ss!(wgmma_m64n64k16_f32_f16_ss, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 1, 0, 0",
+    "`wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16` (sm_90a): D (64x64 f32) += A (64x16, K-major smem) · B (16x64, K-major smem).");
 wgmma_m64n64_ss!(wgmma_m64n64k32_f32_e4m3_ss, "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3", ", 1, 1",
     "`wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3` (sm_90a): D (64x64 f32) += A (64x32 e4m3) · B (32x64 e4m3), both K-major in smem.");
 
@@ -991,6 +993,8 @@ macro_rules! wgmma_m64n128_rs_tb {
 
 wgmma_m64n128_rs_tb!(wgmma_m64n128k16_f32_bf16_rs_tb, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
     "`wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16` (sm_90a): D (64x128 f32) += A (64x16 bf16, registers) · B (16x128 bf16, N-major smem).");
+wgmma_m64n128_rs_tb!(wgmma_m64n128k16_f32_f16_rs_tb, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16",
+    "`wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16` (sm_90a): D (64x128 f32) += A (64x16 f16, registers) · B (16x128 f16, N-major smem).");
 
 // ------------------------------------------------------------------------------------------------
 // tcgen05 ("TensorCore 5th Generation Family Instructions"), sm_100a only. Assembled and

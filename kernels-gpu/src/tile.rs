@@ -41,12 +41,24 @@ pub struct SwizzledTile {
     pub base: Smem<u8>,
     /// 16-byte chunks per row: 4 or a multiple of 8 (the XOR stays inside the row).
     pub chunks_per_row: u32,
+    /// 0: rows stored whole (`ldmatrix` layout). Otherwise the wgmma 128-byte-swizzle layout:
+    /// each 128-byte (8-chunk) column of the rows is a block of this many bytes (rows x 128),
+    /// chunk `c % 8` of row `r` at `(c % 8) ^ (r % 8)` in its row of the block.
+    pub column_block_bytes: u32,
 }
 
 impl SwizzledTile {
+    /// A tile in the `ldmatrix` layout.
+    #[inline(always)]
+    pub fn rows(base: Smem<u8>, chunks_per_row: u32) -> SwizzledTile {
+        SwizzledTile { base, chunks_per_row, column_block_bytes: 0 }
+    }
     /// Address of chunk `chunk` of row `row`.
     #[inline(always)]
     pub fn chunk(&self, row: u32, chunk: u32) -> Smem<[u32; 4]> {
+        if self.column_block_bytes != 0 {
+            return self.base.byte_add((chunk / 8) * self.column_block_bytes + row * 128 + 16 * ((chunk % 8) ^ (row % 8)));
+        }
         let x = if self.chunks_per_row >= 8 { row % 8 } else { (row / 2) % 4 };
         self.base.byte_add(16 * (row * self.chunks_per_row + (chunk ^ x)))
     }
@@ -64,6 +76,19 @@ pub trait Elem16: Copy {
     /// A packed f16 pair holding values this type represents exactly (fp8-decoded values), as
     /// a packed pair of this type.
     fn from_f16x2(h: u32) -> u32;
+    /// `wgmma m64n64k16` of this type, both operands K-major in shared memory.
+    ///
+    /// # Safety
+    /// As [`wgmma_m64n64k16_f32_bf16_ss`].
+    #[cfg(target_feature = "sm_90a")]
+    unsafe fn wgmma_ss(acc: &mut WgmmaAccM64N64, a_desc: u64, b_desc: u64, scale_d: bool);
+    /// `wgmma m64n128k16` of this type, A from registers, B N-major in shared memory,
+    /// accumulating.
+    ///
+    /// # Safety
+    /// As [`wgmma_m64n128k16_f32_bf16_rs_tb`].
+    #[cfg(target_feature = "sm_90a")]
+    unsafe fn wgmma_rs_tb(acc: &mut WgmmaAccM64N128, a: [u32; 4], b_desc: u64);
 }
 
 /// bfloat16.
@@ -87,6 +112,18 @@ impl Elem16 for Bf16 {
     fn from_f16x2(h: u32) -> u32 {
         cvt_rn_bf16x2_f32(cvt_f32_f16(h as u16), cvt_f32_f16((h >> 16) as u16))
     }
+    #[cfg(target_feature = "sm_90a")]
+    #[inline(always)]
+    unsafe fn wgmma_ss(acc: &mut WgmmaAccM64N64, a_desc: u64, b_desc: u64, scale_d: bool) {
+        // SAFETY: forwarded.
+        unsafe { wgmma_m64n64k16_f32_bf16_ss(acc, a_desc, b_desc, scale_d) }
+    }
+    #[cfg(target_feature = "sm_90a")]
+    #[inline(always)]
+    unsafe fn wgmma_rs_tb(acc: &mut WgmmaAccM64N128, a: [u32; 4], b_desc: u64) {
+        // SAFETY: forwarded.
+        unsafe { wgmma_m64n128k16_f32_bf16_rs_tb(acc, a, b_desc, true) }
+    }
 }
 
 impl Elem16 for F16 {
@@ -102,6 +139,18 @@ impl Elem16 for F16 {
     #[inline(always)]
     fn from_f16x2(h: u32) -> u32 {
         h
+    }
+    #[cfg(target_feature = "sm_90a")]
+    #[inline(always)]
+    unsafe fn wgmma_ss(acc: &mut WgmmaAccM64N64, a_desc: u64, b_desc: u64, scale_d: bool) {
+        // SAFETY: forwarded.
+        unsafe { wgmma_m64n64k16_f32_f16_ss(acc, a_desc, b_desc, scale_d) }
+    }
+    #[cfg(target_feature = "sm_90a")]
+    #[inline(always)]
+    unsafe fn wgmma_rs_tb(acc: &mut WgmmaAccM64N128, a: [u32; 4], b_desc: u64) {
+        // SAFETY: forwarded.
+        unsafe { wgmma_m64n128k16_f32_f16_rs_tb(acc, a, b_desc, true) }
     }
 }
 

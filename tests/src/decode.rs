@@ -53,6 +53,8 @@ pub struct DecodeCase {
     pub narrow_rows: Option<bool>,
     /// `DecodeConfig::row_split` (default `None`: automatic).
     pub row_split: Option<bool>,
+    /// `DecodeConfig::wgmma` (default `None`: off).
+    pub wgmma: Option<bool>,
 }
 
 /// Where a non-finite value is planted: Q of request 0's first token, head 0, dim 3; or the K
@@ -261,6 +263,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.combine_parts = c.combine_parts;
     cfg.narrow_rows = c.narrow_rows;
     cfg.row_split = c.row_split;
+    cfg.wgmma = c.wgmma;
     cfg.sm_scale = Some(problem.sm_scale);
     let q_indptr = problem.q_indptr();
     let plan = DecodePlan::new(
@@ -473,6 +476,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     decoy_first: false,
                     narrow_rows: None,
                     row_split: None,
+                    wgmma: None,
                 });
                 i += 1;
             }
@@ -533,6 +537,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     decoy_first: false,
                     narrow_rows: None,
                     row_split: None,
+                    wgmma: None,
                 });
                 i += 1;
             }
@@ -605,6 +610,10 @@ pub fn cases() -> Vec<Case> {
             run: row_split,
         },
         Case {
+            name: "decode/wgmma_consumer_against_reference",
+            run: wgmma_consumer,
+        },
+        Case {
             name: "decode/empty_requests_zero_and_neg_inf",
             run: empty_requests,
         },
@@ -648,6 +657,7 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         decoy_first: false,
         narrow_rows: None,
         row_split: None,
+        wgmma: None,
     }
 }
 
@@ -770,6 +780,47 @@ fn row_split(d: &Device) -> CaseResult {
     if let Err(e) = run_case_expecting(d, &c, "32 rows on the _w64 kernel", |r| r.contains("_w64,"))
     {
         failures.push(e);
+    }
+    if failures.is_empty() {
+        Ok(Outcome::Pass)
+    } else {
+        Err(failures.join("\n"))
+    }
+}
+
+/// The experimental wgmma consumer (`_g64`, sm_90a; See Note [wgmma consumer] in
+/// docs/DESIGN.md) with `wgmma = Some(true)`: 33 to 128 packed rows per kv head, bf16 and f16,
+/// softcap, window, sinks, splits, page sizes 1-64, ragged lengths with an empty and a one-key
+/// request, against the reference. Skipped on other modules (the variant is sm_90a only).
+fn wgmma_consumer(d: &Device) -> CaseResult {
+    if d.arch() != ferroflash::ModuleArch::Sm90a {
+        return Ok(Outcome::Skip(
+            "the wgmma variants are in the sm_90a module only".into(),
+        ));
+    }
+    let cases = [
+        (16, 8, 8, DType::Bf16),
+        (3, 4, 16, DType::F16),
+        (64, 12, 3, DType::Bf16),
+        (1, 8, 16, DType::Bf16),
+        (16, 7, 5, DType::F16),
+        (24, 16, 4, DType::Bf16),
+    ];
+    let mut failures = Vec::new();
+    for (i, (page, group, q_len, dt)) in cases.into_iter().enumerate() {
+        let mut c = base(
+            128,
+            page,
+            group,
+            q_len,
+            vec![0, 1, 97, 700 + 911 * i as u32],
+        );
+        cycle_layout_case(&mut c, i, (dt, dt), 9700);
+        c.wgmma = Some(true);
+        if let Err(e) = run_case_expecting(d, &c, "the wgmma _g64 kernel", |r| r.contains("_g64,"))
+        {
+            failures.push(format!("case {i}: {e}"));
+        }
     }
     if failures.is_empty() {
         Ok(Outcome::Pass)
@@ -1080,6 +1131,7 @@ fn soak(d: &Device) -> CaseResult {
             decoy_first: false,
             narrow_rows: None,
             row_split: None,
+            wgmma: None,
         };
         let r = if i % 100 == 99 {
             let mut small = c.clone();

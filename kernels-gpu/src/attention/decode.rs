@@ -103,6 +103,7 @@ pub unsafe fn decode_cta<
     const KG: usize,
     const STAGES: usize,
     const NARROW: bool,
+    const WG: bool,
 >(
     p: &DecodeParams,
 ) {
@@ -110,7 +111,8 @@ pub unsafe fn decode_cta<
         assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0 && NJ == 2 * RG && KG * RG == CONSUMER_WARPS as usize);
         assert!(!NARROW || (MT == 1 && RG == 1));
     };
-    let geo = geometry_rows(D as u32, O::K::ELEM_BYTES, (MT * RG) as u32, RG as u32, NARROW);
+    const { assert!(!WG || (MT == 1 && RG == 4 && !NARROW && D == 128 && O::K::ELEM_BYTES == 2)) };
+    let geo = if WG { geometry_wgmma(D as u32) } else { geometry_rows(D as u32, O::K::ELEM_BYTES, (MT * RG) as u32, RG as u32, NARROW) };
     debug_assert!(geo.stages == STAGES as u32);
     let t_entry = global_timer_ns();
     let num_work = if p.num_work_dev != NONE_ADDR {
@@ -178,6 +180,9 @@ pub unsafe fn decode_cta<
                     barrier_cluster_sync();
                 }
             }
+        } else if WG {
+            #[cfg(target_feature = "sm_90a")]
+            consumer_wgmma::<O, D, NT, STAGES>(p, &b, warp, mbar);
         } else if NARROW {
             consumer_narrow::<O, D, KS, STAGES>(p, &b, warp, mbar);
         } else {
@@ -264,8 +269,8 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
         let cur = offsets(t);
         // Tile t's slot is free again (its values are in registers, used by `cur`).
         fetch_ids(t + PAGE_ID_LEAD as u32);
-        let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr };
-        let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), chunks_per_row: cpr };
+        let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr, column_block_bytes: b.geo.column_block_bytes() };
+        let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), ..k_tile };
         let (row_in_copy, chunk) = (lane / cpr, lane % cpr);
         let mut it = 0;
         while it < rows_per_warp / rows_per_copy {
@@ -336,7 +341,7 @@ fn row_head(p: &DecodeParams, b: &Block, lr: u32) -> u32 {
 unsafe fn stage_q<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) -> SwizzledTile {
     let tid = thread_idx_x();
     let smem = dynamic_smem_base();
-    let s_q = SwizzledTile { base: smem.byte_add(b.plan.q_offset), chunks_per_row: b.geo.q_chunks_per_row() };
+    let s_q = SwizzledTile { base: smem.byte_add(b.plan.q_offset), chunks_per_row: b.geo.q_chunks_per_row(), column_block_bytes: b.geo.column_block_bytes() };
     let rows = b.geo.rows_per_block();
     // Q (and everything this CTA writes) may belong to the previous kernel: wait for it (a
     // no-op when the launch was not a programmatic dependent).
@@ -386,6 +391,10 @@ unsafe fn stage_q<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) -> S
             st_shared_v4_u32(s_q.chunk(lr, 2 * blk + 1), w[1]);
         }
         idx += CONSUMER_WARPS * 32;
+    }
+    // The wgmma consumer reads Q through the async proxy.
+    if b.geo.wgmma {
+        fence_proxy_async_shared_cta();
     }
     // SAFETY: the 128 consumer threads.
     unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
@@ -471,8 +480,12 @@ unsafe fn wait_tile<const STAGES: usize>(b: &Block, mbar: Mbarriers, t: u32) -> 
     // SAFETY: forwarded.
     unsafe { mbarrier_wait_parity_shared_b64(mbar.full(s), parity(t, STAGES as u32)) };
     let cpr = b.geo.chunks_per_row();
-    let k = SwizzledTile { base: dynamic_smem_base().byte_add(b.plan.ring_offset + s * b.plan.stage_bytes), chunks_per_row: cpr };
-    (k, SwizzledTile { base: k.base.byte_add(b.plan.kv_tile_bytes), chunks_per_row: cpr })
+    let k = SwizzledTile {
+        base: dynamic_smem_base().byte_add(b.plan.ring_offset + s * b.plan.stage_bytes),
+        chunks_per_row: cpr,
+        column_block_bytes: b.geo.column_block_bytes(),
+    };
+    (k, SwizzledTile { base: k.base.byte_add(b.plan.kv_tile_bytes), ..k })
 }
 
 /// Hand tile `t`'s stage back to the producer, unless no later tile will use it.
@@ -644,6 +657,124 @@ unsafe fn consumer<
     // SAFETY: forwarded.
     unsafe { merge_and_store::<O, D, NT, MT, KG>(p, b, kg, row_base, &acc, &m_run, &l_run) };
 }
+
+/// The wgmma consumer (`_g64`, sm_90a; See Note [wgmma consumer] in docs/DESIGN.md): the four
+/// consumer warps are one warpgroup over 64 rows (warp `w` holds rows `16 w ..` of every
+/// fragment) and all 64 keys of every tile. Per tile: S = Q·Kᵀ by eight `wgmma m64n64k16` with
+/// Q and K K-major from shared memory, the online softmax of the row-split consumer on the
+/// accumulator (its n-chunk `j` is the row-split consumer's key n-tile `j`), then O += P·V by
+/// four `wgmma m64n128k16` with P from registers and V N-major. Both wait for completion
+/// before the stage is released (no overlap across tiles yet).
+#[cfg(target_feature = "sm_90a")]
+#[inline(always)]
+unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, warp: u32, mbar: Mbarriers) {
+    let tid = thread_idx_x();
+    let quad = Quad::of_lane(lane_id());
+    // SAFETY: forwarded; all 128 consumer threads.
+    let s_q = unsafe { stage_q::<O, D>(p, b) };
+    let row_base = M_TILE_ROWS * warp;
+    let rs = RowSetup::new(p, b);
+    let row_of = |h: usize| row_base + quad.g + 8 * h as u32;
+    // SAFETY: after `stage_q`.
+    let xf: [ScoreTransform; 2] = core::array::from_fn(|h| unsafe { rs.transform::<O>(b, row_of(h)) });
+    let mask: [RowMask; 2] = core::array::from_fn(|h| rs.mask(p, b, row_of(h)));
+    let block = b.geo.column_block_bytes();
+    let mut o: WgmmaAccM64N128 = [0.0; 64];
+    let mut m_run = [f32::NEG_INFINITY; 2];
+    let mut l_run = [0f32; 2];
+
+    // SAFETY: forwarded.
+    unsafe { stamp_first_data(p, b, mbar) };
+    let mut t = 0;
+    while t < b.num_tiles {
+        // SAFETY: hand-over protocol (module doc).
+        let (k_tile, v_tile) = unsafe { wait_tile::<STAGES>(b, mbar, t) };
+        // The stage was written by cp.async (generic proxy); wgmma reads it through the async
+        // proxy.
+        fence_proxy_async_shared_cta();
+        let mut s: WgmmaAccM64N64 = [0.0; 32];
+        // SAFETY: the consumer warpgroup in uniform flow; Q and the stage are initialised and
+        // fenced; both descriptors describe 1024-aligned 64 x 256-byte tiles of the plan.
+        unsafe {
+            wgmma_fence();
+            for kk in 0..KS_WG {
+                let at = (kk / 4) * block + (kk % 4) * 32;
+                O::EQ::wgmma_ss(&mut s, wgmma_desc_sw128(s_q.base.byte_add(at), 16, 1024), wgmma_desc_sw128(k_tile.base.byte_add(at), 16, 1024), kk > 0);
+            }
+            wgmma_commit_group();
+            wgmma_wait_group::<0>();
+        }
+        // Online softmax, as the row-split consumer with eight key n-tiles.
+        let (tile_key0, needs_mask) = rs.tile_mask_test(p, b, t);
+        let mut sc = [[0f32; 4]; 8];
+        for (j, x) in sc.iter_mut().enumerate() {
+            for (e, v) in x.iter_mut().enumerate() {
+                let key = tile_key0 + (8 * j as u32 + 2 * quad.t) as i32 + (e % 2) as i32;
+                let y = xf[e / 2].apply(s[4 * j + e]);
+                *v = if needs_mask && !mask[e / 2].visible(key) { f32::NEG_INFINITY } else { y };
+            }
+        }
+        let mut p_row = [[0f32; 4]; 8];
+        for h in 0..2 {
+            let mut local = sc[0][2 * h].max(sc[0][2 * h + 1]);
+            for x in sc.iter().skip(1) {
+                local = local.max(x[2 * h]).max(x[2 * h + 1]);
+            }
+            // SAFETY: full warp.
+            let m_tile = unsafe { quad_max(local) };
+            if m_tile > m_run[h] + RESCALE_THRESHOLD_LOG2 {
+                let alpha = ex2_approx_ftz_f32(m_run[h] - m_tile);
+                m_run[h] = m_tile;
+                l_run[h] *= alpha;
+                for n in 0..NT {
+                    o[4 * n + 2 * h] *= alpha;
+                    o[4 * n + 2 * h + 1] *= alpha;
+                }
+            }
+            let r = exp_ref(m_run[h]);
+            let mut sum = 0.0;
+            for j in 0..8 {
+                for e in 0..2 {
+                    let pv = ex2_approx_ftz_f32(sc[j][2 * h + e] - r);
+                    p_row[j][2 * h + e] = pv;
+                    sum += pv;
+                }
+            }
+            l_run[h] += sum;
+        }
+        let pf: [[u32; 4]; 4] = core::array::from_fn(|r| {
+            [
+                O::EV::pack(p_row[2 * r][0], p_row[2 * r][1]),
+                O::EV::pack(p_row[2 * r][2], p_row[2 * r][3]),
+                O::EV::pack(p_row[2 * r + 1][0], p_row[2 * r + 1][1]),
+                O::EV::pack(p_row[2 * r + 1][2], p_row[2 * r + 1][3]),
+            ]
+        });
+        // SAFETY: as above; P and O were written by this thread before the fence.
+        unsafe {
+            wgmma_fence();
+            for (r, a) in pf.iter().enumerate() {
+                O::EV::wgmma_rs_tb(&mut o, *a, wgmma_desc_sw128(v_tile.base.byte_add(2048 * r as u32), block, 1024));
+            }
+            wgmma_commit_group();
+            wgmma_wait_group::<0>();
+        }
+        // SAFETY: this thread's reads of the stage are done (the wgmma group completed).
+        unsafe { release_tile::<STAGES>(b, mbar, t) };
+        t += 1;
+    }
+    if tid == 0 {
+        // SAFETY: the host sized the timeline for the grid (or passed none).
+        unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::LoopEnd, global_timer_ns()) };
+    }
+    let acc: [[[f32; 4]; NT]; 1] = [core::array::from_fn(|n| [o[4 * n], o[4 * n + 1], o[4 * n + 2], o[4 * n + 3]])];
+    // SAFETY: forwarded.
+    unsafe { merge_and_store::<O, D, NT, 1, 1>(p, b, 0, row_base, &acc, &[m_run], &[l_run]) };
+}
+
+/// k16 steps of S = Q·Kᵀ at head dim 128 (the wgmma consumer).
+#[cfg(target_feature = "sm_90a")]
+const KS_WG: u32 = 8;
 
 /// The consumer of a narrow variant: at most 8 real packed rows per CTA (See Note [narrow
 /// rows] in docs/DESIGN.md). Both GEMMs run with swapped operands, keys (for S) and head dims

@@ -48,9 +48,12 @@ macro_rules! decode_entry {
     };
     // Row-split (`_w`) variants: one m16 tile per warp, `$rg` row groups.
     ($name:ident, $ops:ty, $d:literal, rows $rg:literal) => {
-        decode_entry!($name, $ops, $d, 1, $rg, false);
+        decode_entry!($name, $ops, $d, 1, $rg, false, false);
     };
     ($name:ident, $ops:ty, $d:literal, $mt:literal, $rg:literal, $narrow:literal) => {
+        decode_entry!($name, $ops, $d, $mt, $rg, $narrow, false);
+    };
+    ($name:ident, $ops:ty, $d:literal, $mt:literal, $rg:literal, $narrow:literal, $wg:literal) => {
         /// Paged decode CTA (see `attention::decode`).
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(p: DecodeParams) {
@@ -67,12 +70,18 @@ macro_rules! decode_entry {
                     { 4 / $rg },
                     { stages_for($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES, $mt * $rg, $narrow) as usize },
                     $narrow,
+                    $wg,
                 >(&p)
             }
         }
     };
 }
 
+// wgmma (`_g64`) variants: sm_90a only (See Note [wgmma consumer]).
+#[cfg(target_feature = "sm_90a")]
+decode_entry!(ff_decode_bf16_d128_g64, Bf16Ops, 128, 1, 4, false, true);
+#[cfg(target_feature = "sm_90a")]
+decode_entry!(ff_decode_f16_d128_g64, F16Ops, 128, 1, 4, false, true);
 decode_entry!(ff_decode_bf16_d64_m16, Bf16Ops, 64, 1);
 decode_entry!(ff_decode_bf16_d64_m8, Bf16Ops, 64, 1, true);
 decode_entry!(ff_decode_bf16_d64_m32, Bf16Ops, 64, 2);
