@@ -59,9 +59,9 @@ enum Cmd {
         /// library's choice: on), `on` or `off` (the `_m32` kernels).
         #[arg(long, default_value = "auto")]
         row_split: String,
-        /// Experimental wgmma consumer (`_g64`) for 64-row CTAs over 16-bit K/V at head dim
-        /// 128 on sm_90a: `on` or `off` (default).
-        #[arg(long, default_value = "off")]
+        /// The wgmma consumer (`_g64`) for 64-row CTAs over 16-bit K/V at head dim 128 on
+        /// sm_90a: `auto` (the library's choice: on), `on` or `off` (the `_w64` kernels).
+        #[arg(long, default_value = "auto")]
         wgmma: String,
         /// Experimental tail split `PERCENT:CHUNK_TILES` (e.g. `25:4`): the last PERCENT of every
         /// split block's tiles in chunks of CHUNK_TILES, taken by the SMs that finish first.
@@ -145,7 +145,10 @@ fn main() {
                 "auto" => Ok(None),
                 v => on_off("--row-split", v, "auto, on or off").map(Some),
             };
-            let wgmma = on_off("--wgmma", &wgmma, "on or off").map(Some);
+            let wgmma = match wgmma.as_str() {
+                "auto" => Ok(None),
+                v => on_off("--wgmma", v, "auto, on or off").map(Some),
+            };
             let tail = match tail.as_deref().map(parse_tail) {
                 None => Ok(None),
                 Some(t) => t.map(Some),

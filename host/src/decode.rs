@@ -107,9 +107,9 @@ pub struct DecodeConfig {
     /// `_w32` / `_w64` kernels) instead of all rows over 16 keys (`_m32`). `None` (default) =
     /// automatic (on); `Some(false)`: the `_m32` kernels, and at most 32 rows per CTA.
     pub row_split: Option<bool>,
-    /// Experimental (branch `experiment/wgmma-consumer`): the wgmma consumer (`_g64`, See Note
-    /// [wgmma consumer] in docs/DESIGN.md) for 64-row CTAs over 16-bit K/V at head dim 128 on
-    /// the sm_90a module. `None` / `Some(false)` (default): off.
+    /// The wgmma consumer (`_g64`, See Note [wgmma consumer] in docs/DESIGN.md) for 64-row
+    /// CTAs over 16-bit K/V at head dim 128 on the sm_90a module, in place of `_w64`: `None`
+    /// (default) = automatic (on where it applies), `Some(true)` the same, `Some(false)` off.
     pub wgmma: Option<bool>,
     /// Experimental: cut the end of every split block into small chunks that the SMs finishing
     /// first take ([`crate::plan::TailSplit`]); `None` (default): off.
@@ -881,7 +881,7 @@ impl DecodePlan {
         narrow: bool,
     ) -> Result<(&'static str, LaunchDims, u32)> {
         let row_groups = cfg.row_groups_for(m_tiles);
-        let wgmma = cfg.wgmma == Some(true)
+        let wgmma = cfg.wgmma != Some(false)
             && dev.arch() == crate::ModuleArch::Sm90a
             && (m_tiles, row_groups, cfg.head_dim) == (4, 4, 128)
             && cfg.operand_types().1.bytes() == 2;

@@ -761,6 +761,8 @@ fn row_split(d: &Device) -> CaseResult {
             vec![0, 1, 97, 700 + 733 * i as u32],
         );
         cycle_layout_case(&mut c, i, (q, kv), 9400);
+        // The row-split kernels themselves (the wgmma test covers `_g64`).
+        c.wgmma = Some(false);
         if let Err(e) = run_case_expecting(d, &c, "the row-split kernel", |r| r.contains(tag)) {
             failures.push(format!("case {i}, row split: {e}"));
         }
@@ -777,6 +779,7 @@ fn row_split(d: &Device) -> CaseResult {
     let mut c = base(128, 16, 8, 4, vec![5, 300]);
     c.kv_heads = 2;
     c.m_tiles = Some(4);
+    c.wgmma = Some(false);
     if let Err(e) = run_case_expecting(d, &c, "32 rows on the _w64 kernel", |r| r.contains("_w64,"))
     {
         failures.push(e);
@@ -788,8 +791,8 @@ fn row_split(d: &Device) -> CaseResult {
     }
 }
 
-/// The experimental wgmma consumer (`_g64`, sm_90a; See Note [wgmma consumer] in
-/// docs/DESIGN.md) with `wgmma = Some(true)`: 33 to 128 packed rows per kv head, bf16 and f16,
+/// The wgmma consumer (`_g64`, sm_90a; See Note [wgmma consumer] in docs/DESIGN.md), chosen
+/// automatically: 33 to 128 packed rows per kv head, bf16 and f16,
 /// softcap, window, sinks, splits, page sizes 1-64, ragged lengths with an empty and a one-key
 /// request, against the reference. Skipped on other modules (the variant is sm_90a only).
 fn wgmma_consumer(d: &Device) -> CaseResult {
@@ -816,7 +819,6 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
             vec![0, 1, 97, 700 + 911 * i as u32],
         );
         cycle_layout_case(&mut c, i, (dt, dt), 9700);
-        c.wgmma = Some(true);
         if let Err(e) = run_case_expecting(d, &c, "the wgmma _g64 kernel", |r| r.contains("_g64,"))
         {
             failures.push(format!("case {i}: {e}"));
@@ -1565,7 +1567,7 @@ fn graph_replay(d: &Device) -> CaseResult {
 
 /// Graph capture and replay with `max_new_tokens` new tokens at most (the batches' new tokens
 /// are capped to it, and scaled by 4 from 8 up); 2 or fewer runs the narrow variant, 16 the
-/// row-split `_w64` one (checked).
+/// row-split `_w64` one or, on sm_90a, the wgmma `_g64` one (checked).
 fn graph_replay_with(
     d: &Device,
     tail: Option<ferroflash::TailSplit>,
@@ -1593,7 +1595,8 @@ fn graph_replay_with(
     cfg.narrow_rows = Some(narrow);
     let mut plan = DecodePlan::for_graphs(d, &cfg, cap).map_err(|e| e.to_string())?;
     if plan.kernel().ends_with("_m8") != narrow
-        || (max_new_tokens as usize * group > 32) != plan.kernel().ends_with("_w64")
+        || (max_new_tokens as usize * group > 32)
+            != (plan.kernel().ends_with("_w64") || plan.kernel().ends_with("_g64"))
     {
         return Err(format!(
             "graph plan kernel {} (narrow expected: {narrow}, {max_new_tokens} new tokens)",
