@@ -498,4 +498,18 @@ mod tests {
         assert!(!layout_supported(128, 4, 1, false));
         assert!(!layout_supported(128, 2, 2, true));
     }
+
+    /// The wgmma geometry: the 16-bit `_w64` plan with 1024-byte-aligned tiles in 8 KiB column
+    /// blocks, two CTAs per SM.
+    #[test]
+    fn wgmma_geometry() {
+        let g = geometry_wgmma(128);
+        let p = g.smem();
+        assert!(g.wgmma && g.rows_per_block() == 64 && g.stages == 2);
+        assert_eq!(g.column_block_bytes(), 64 * 128);
+        assert!(p.q_offset.is_multiple_of(1024) && p.ring_offset.is_multiple_of(1024));
+        assert!(p.stage_bytes.is_multiple_of(1024) && p.kv_tile_bytes.is_multiple_of(1024));
+        assert!(2 * (p.total_bytes + 1024) <= 228 * 1024);
+        assert_eq!(geometry_rows(128, 2, 4, 4, false).column_block_bytes(), 0);
+    }
 }
