@@ -53,7 +53,7 @@ pub struct DecodeCase {
     pub narrow_rows: Option<bool>,
     /// `DecodeConfig::row_split` (default `None`: automatic).
     pub row_split: Option<bool>,
-    /// `DecodeConfig::wgmma` (default `None`: off).
+    /// `DecodeConfig::wgmma` (default `None`: automatic).
     pub wgmma: Option<bool>,
 }
 
@@ -661,6 +661,15 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
     }
 }
 
+/// A table test's result: pass, or every failure of its cases together.
+fn all_passed(failures: Vec<String>) -> CaseResult {
+    if failures.is_empty() {
+        Ok(Outcome::Pass)
+    } else {
+        Err(failures.join("\n"))
+    }
+}
+
 /// Case `i` of a consumer-layout table (narrow, row-split): two kv heads, the dtypes, and
 /// softcap, window, sinks, splits, score scale and scale tables cycled by `i`.
 fn cycle_layout_case(c: &mut DecodeCase, i: usize, (q, kv): (DType, DType), seed: u64) {
@@ -725,11 +734,7 @@ fn narrow_rows(d: &Device) -> CaseResult {
     }) {
         failures.push(e);
     }
-    if failures.is_empty() {
-        Ok(Outcome::Pass)
-    } else {
-        Err(failures.join("\n"))
-    }
+    all_passed(failures)
 }
 
 /// The row-split consumers (See Note [row-split consumers] in docs/DESIGN.md): cases with 17
@@ -784,11 +789,7 @@ fn row_split(d: &Device) -> CaseResult {
     {
         failures.push(e);
     }
-    if failures.is_empty() {
-        Ok(Outcome::Pass)
-    } else {
-        Err(failures.join("\n"))
-    }
+    all_passed(failures)
 }
 
 /// The wgmma consumer (`_g64`, sm_90a; See Note [wgmma consumer] in docs/DESIGN.md), chosen
@@ -824,11 +825,7 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
             failures.push(format!("case {i}: {e}"));
         }
     }
-    if failures.is_empty() {
-        Ok(Outcome::Pass)
-    } else {
-        Err(failures.join("\n"))
-    }
+    all_passed(failures)
 }
 
 /// One small fp8 case per mode (the sanitizer runs' fp8 coverage; the sweep is too long under
@@ -1561,7 +1558,8 @@ fn graph_replay(d: &Device) -> CaseResult {
     )?;
     // At most 2 new tokens x group 4 = 8 rows: the narrow kernel.
     graph_replay_with(d, None, 2)?;
-    // Up to 16 new tokens x group 4 = 64 rows: the row-split _w64 kernel (checked).
+    // Up to 16 new tokens x group 4 = 64 rows: the row-split _w64 kernel, or the wgmma _g64
+    // one on sm_90a (checked).
     graph_replay_with(d, None, 16)
 }
 

@@ -579,57 +579,19 @@ unsafe fn consumer<
             }
         }
 
-        // Online softmax. Fragment element e of n-tile j: row g + 8 (e / 2), key 8 j + 2 t + e % 2.
         let (tile_key0, needs_mask) = rs.tile_mask_test(p, b, t);
         let mut pf = [[[0u32; 4]; RG]; MT];
         for mt in 0..MT {
-            for j in 0..NJ {
-                for e in 0..4 {
-                    let key = tile_key0 + (key_base + 8 * j as u32 + 2 * quad.t) as i32 + (e % 2) as i32;
-                    let v = xf[mt][e / 2].apply(sc[mt][j][e]);
-                    sc[mt][j][e] = if needs_mask && !mask[mt][e / 2].visible(key) { f32::NEG_INFINITY } else { v };
-                }
-            }
-            let mut p_row = [[0f32; 4]; NJ];
-            for h in 0..2 {
-                let mut local = sc[mt][0][2 * h].max(sc[mt][0][2 * h + 1]);
-                for j in 1..NJ {
-                    local = local.max(sc[mt][j][2 * h]).max(sc[mt][j][2 * h + 1]);
-                }
-                // SAFETY: full warp.
-                let m_tile = unsafe { quad_max(local) };
-                // Lazy rescale (See Note [lazy rescale] in docs/DESIGN.md): keep the reference
-                // max unless this tile exceeds it by more than the threshold (always on the
-                // first visible key: -inf + 8 is -inf); then P <= 2^8.
-                if m_tile > m_run[mt][h] + RESCALE_THRESHOLD_LOG2 {
-                    let alpha = ex2_approx_ftz_f32(m_run[mt][h] - m_tile);
-                    m_run[mt][h] = m_tile;
-                    l_run[mt][h] *= alpha;
-                    for n in 0..NT {
-                        acc[mt][n][2 * h] *= alpha;
-                        acc[mt][n][2 * h + 1] *= alpha;
+            let acc_mt = &mut acc[mt];
+            // SAFETY: full warp.
+            pf[mt] = unsafe {
+                online_softmax::<O::EV, NJ, RG>(&mut sc[mt], tile_key0 + key_base as i32, needs_mask, quad.t, &xf[mt], &mask[mt], &mut m_run[mt], &mut l_run[mt], |h, alpha| {
+                    for a in acc_mt.iter_mut() {
+                        a[2 * h] *= alpha;
+                        a[2 * h + 1] *= alpha;
                     }
-                }
-                let r = exp_ref(m_run[mt][h]);
-                let mut sum = 0.0;
-                for j in 0..NJ {
-                    for e in 0..2 {
-                        let pv = ex2_approx_ftz_f32(sc[mt][j][2 * h + e] - r);
-                        p_row[j][2 * h + e] = pv;
-                        sum += pv;
-                    }
-                }
-                l_run[mt][h] += sum;
-            }
-            // C layout of two key n-tiles -> A layout of one k16 step, per 16 keys.
-            for r in 0..RG {
-                pf[mt][r] = [
-                    O::EV::pack(p_row[2 * r][0], p_row[2 * r][1]),
-                    O::EV::pack(p_row[2 * r][2], p_row[2 * r][3]),
-                    O::EV::pack(p_row[2 * r + 1][0], p_row[2 * r + 1][1]),
-                    O::EV::pack(p_row[2 * r + 1][2], p_row[2 * r + 1][3]),
-                ];
-            }
+                })
+            };
         }
 
         // O += P·V: four output n-tiles (32 dims) per V load, one k16 step per 16 keys.
@@ -656,6 +618,73 @@ unsafe fn consumer<
 
     // SAFETY: forwarded.
     unsafe { merge_and_store::<O, D, NT, MT, KG>(p, b, kg, row_base, &acc, &m_run, &l_run) };
+}
+
+/// Online softmax of one m16 tile's scores over `NJ` key n-tiles, shared by the 16-bit-MMA and
+/// wgmma consumers. Fragment element `e` of n-tile `j` is row `g + 8 (e / 2)`, key
+/// `key0 + 8 j + 2 t + e % 2`: the scores are transformed and masked in place, the rows' running
+/// max and sum updated with the lazy rescale (See Note [lazy rescale] in docs/DESIGN.md: the
+/// reference moves only when a tile exceeds it by more than the threshold, always on the first
+/// visible key since -inf + 8 is -inf; then P <= 2^8), the accumulator rescaled through
+/// `rescale(h, alpha)` for row half `h`, and P returned packed as the A fragments of the
+/// `RK = NJ / 2` k16 steps (C layout of two key n-tiles -> A layout of one k16 step).
+///
+/// # Safety
+/// Full warp, uniform flow (quad shuffles).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn online_softmax<EV: Elem16, const NJ: usize, const RK: usize>(
+    sc: &mut [[f32; 4]; NJ],
+    key0: i32,
+    needs_mask: bool,
+    t: u32,
+    xf: &[ScoreTransform; 2],
+    mask: &[RowMask; 2],
+    m_run: &mut [f32; 2],
+    l_run: &mut [f32; 2],
+    mut rescale: impl FnMut(usize, f32),
+) -> [[u32; 4]; RK] {
+    const { assert!(NJ == 2 * RK) };
+    for (j, x) in sc.iter_mut().enumerate() {
+        for (e, v) in x.iter_mut().enumerate() {
+            let key = key0 + (8 * j as u32 + 2 * t) as i32 + (e % 2) as i32;
+            let y = xf[e / 2].apply(*v);
+            *v = if needs_mask && !mask[e / 2].visible(key) { f32::NEG_INFINITY } else { y };
+        }
+    }
+    let mut p_row = [[0f32; 4]; NJ];
+    for h in 0..2 {
+        let mut local = sc[0][2 * h].max(sc[0][2 * h + 1]);
+        for x in sc.iter().skip(1) {
+            local = local.max(x[2 * h]).max(x[2 * h + 1]);
+        }
+        // SAFETY: full warp.
+        let m_tile = unsafe { quad_max(local) };
+        if m_tile > m_run[h] + RESCALE_THRESHOLD_LOG2 {
+            let alpha = ex2_approx_ftz_f32(m_run[h] - m_tile);
+            m_run[h] = m_tile;
+            l_run[h] *= alpha;
+            rescale(h, alpha);
+        }
+        let r = exp_ref(m_run[h]);
+        let mut sum = 0.0;
+        for (pr, x) in p_row.iter_mut().zip(sc.iter()) {
+            for e in 0..2 {
+                let pv = ex2_approx_ftz_f32(x[2 * h + e] - r);
+                pr[2 * h + e] = pv;
+                sum += pv;
+            }
+        }
+        l_run[h] += sum;
+    }
+    core::array::from_fn(|r| {
+        [
+            EV::pack(p_row[2 * r][0], p_row[2 * r][1]),
+            EV::pack(p_row[2 * r][2], p_row[2 * r][3]),
+            EV::pack(p_row[2 * r + 1][0], p_row[2 * r + 1][1]),
+            EV::pack(p_row[2 * r + 1][2], p_row[2 * r + 1][3]),
+        ]
+    })
 }
 
 /// The wgmma consumer (`_g64`, sm_90a; See Note [wgmma consumer] in docs/DESIGN.md): the four
@@ -704,52 +733,19 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
             wgmma_commit_group();
             wgmma_wait_group::<0>();
         }
-        // Online softmax, as the row-split consumer with eight key n-tiles.
+        // Online softmax, as the row-split consumer with eight key n-tiles (the accumulator's
+        // n-chunks).
         let (tile_key0, needs_mask) = rs.tile_mask_test(p, b, t);
-        let mut sc = [[0f32; 4]; 8];
-        for (j, x) in sc.iter_mut().enumerate() {
-            for (e, v) in x.iter_mut().enumerate() {
-                let key = tile_key0 + (8 * j as u32 + 2 * quad.t) as i32 + (e % 2) as i32;
-                let y = xf[e / 2].apply(s[4 * j + e]);
-                *v = if needs_mask && !mask[e / 2].visible(key) { f32::NEG_INFINITY } else { y };
-            }
-        }
-        let mut p_row = [[0f32; 4]; 8];
-        for h in 0..2 {
-            let mut local = sc[0][2 * h].max(sc[0][2 * h + 1]);
-            for x in sc.iter().skip(1) {
-                local = local.max(x[2 * h]).max(x[2 * h + 1]);
-            }
-            // SAFETY: full warp.
-            let m_tile = unsafe { quad_max(local) };
-            if m_tile > m_run[h] + RESCALE_THRESHOLD_LOG2 {
-                let alpha = ex2_approx_ftz_f32(m_run[h] - m_tile);
-                m_run[h] = m_tile;
-                l_run[h] *= alpha;
+        let mut sc: [[f32; 4]; 8] = core::array::from_fn(|j| core::array::from_fn(|e| s[4 * j + e]));
+        // SAFETY: full warp.
+        let pf = unsafe {
+            online_softmax::<O::EV, 8, 4>(&mut sc, tile_key0, needs_mask, quad.t, &xf, &mask, &mut m_run, &mut l_run, |h, alpha| {
                 for n in 0..NT {
                     o[4 * n + 2 * h] *= alpha;
                     o[4 * n + 2 * h + 1] *= alpha;
                 }
-            }
-            let r = exp_ref(m_run[h]);
-            let mut sum = 0.0;
-            for j in 0..8 {
-                for e in 0..2 {
-                    let pv = ex2_approx_ftz_f32(sc[j][2 * h + e] - r);
-                    p_row[j][2 * h + e] = pv;
-                    sum += pv;
-                }
-            }
-            l_run[h] += sum;
-        }
-        let pf: [[u32; 4]; 4] = core::array::from_fn(|r| {
-            [
-                O::EV::pack(p_row[2 * r][0], p_row[2 * r][1]),
-                O::EV::pack(p_row[2 * r][2], p_row[2 * r][3]),
-                O::EV::pack(p_row[2 * r + 1][0], p_row[2 * r + 1][1]),
-                O::EV::pack(p_row[2 * r + 1][2], p_row[2 * r + 1][3]),
-            ]
-        });
+            })
+        };
         // SAFETY: as above; P and O were written by this thread before the fence.
         unsafe {
             wgmma_fence();
