@@ -202,6 +202,8 @@ pub struct Knobs {
     pub tail: Option<ferroflash::TailSplit>,
     /// `--cluster on|off`.
     pub cluster_merge: bool,
+    /// `--cluster-max N`.
+    pub max_cluster_splits: u32,
     /// `--combine-parts auto|N`.
     pub combine_parts: Option<u32>,
     /// `--narrow auto|on|off`.
@@ -220,6 +222,7 @@ impl Default for Knobs {
             wgmma: c.wgmma,
             tail: c.tail,
             cluster_merge: c.cluster_merge,
+            max_cluster_splits: c.max_cluster_splits,
             combine_parts: c.combine_parts,
             narrow_rows: c.narrow_rows,
         }
@@ -266,6 +269,7 @@ impl Case {
         cfg.wgmma = knobs.wgmma;
         cfg.tail = knobs.tail;
         cfg.cluster_merge = knobs.cluster_merge;
+        cfg.max_cluster_splits = knobs.max_cluster_splits;
         cfg.combine_parts = knobs.combine_parts;
         cfg.narrow_rows = knobs.narrow_rows;
         let s = dev.stream();
@@ -516,6 +520,7 @@ fn record_timeline(dev: &Device, c: &mut Case, calls: usize, dir: &str) -> Resul
         fmt("first", stats(col(&dec, E::FirstData))),
         fmt("issued", stats(col(&dec, E::LastIssue))),
         fmt("loop", stats(col(&dec, E::LoopEnd))),
+        fmt("merged", stats(col(&dec, E::MergeDone))),
         fmt("exit", stats(col(&dec, E::Exit))),
     ];
     if !comb.is_empty() {
@@ -527,7 +532,7 @@ fn record_timeline(dev: &Device, c: &mut Case, calls: usize, dir: &str) -> Resul
     let json = serde_json::json!({
         "workload": c.name,
         "page": c.page,
-        "events": ["entry", "dependency_met", "first_data", "loop_end", "exit", "sm_id", "tiles", "last_issue"],
+        "events": ["entry", "dependency_met", "first_data", "loop_end", "exit", "sm_id", "tiles", "last_issue", "merge_done", "cluster_met", "remote_done"],
         "t0_ns": t0,
         "tile_bytes": 2 * ferroflash_contract::decode::KV_TILE_TOKENS as usize
             * c.cfg.head_dim as usize

@@ -71,6 +71,9 @@ enum Cmd {
         /// (`on`, the default) or always with the combine kernel (`off`).
         #[arg(long, default_value = "on")]
         cluster: String,
+        /// Largest cluster (splits per block) of cluster-merge mode, 2 to 8.
+        #[arg(long, default_value_t = 8)]
+        cluster_max: u32,
         /// Combine CTAs per split block (`auto`, or a power of two up to head_dim / 16).
         #[arg(long, default_value = "auto")]
         combine_parts: String,
@@ -129,6 +132,7 @@ fn main() {
             wgmma,
             tail,
             cluster,
+            cluster_max,
             combine_parts,
             narrow,
             timeline,
@@ -168,6 +172,7 @@ fn main() {
                     wgmma: wgmma?,
                     tail: tail?,
                     cluster_merge: cluster_merge?,
+                    max_cluster_splits: cluster_max,
                     combine_parts: combine_parts?,
                     narrow_rows: narrow_rows?,
                 };

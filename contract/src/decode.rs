@@ -41,11 +41,10 @@ pub const fn full_arrivals(producer_warps: u32) -> u32 {
     32 * producer_warps
 }
 /// Most splits of one block merged inside a thread-block cluster; blocks with more splits go
-/// through the combine kernel. Measured on the H200 (docs/perf.md, change 33): clusters of 2
-/// and 3 are 4-8% faster than the combine, of 4 about even, of 8 3% slower (a cluster's CTAs
-/// share one GPC; likely cause, not measured: 8 of them pack onto 4 SMs where 8 unclustered
-/// CTAs take 8).
-pub const MAX_CLUSTER_SPLITS: u32 = 4;
+/// through the combine kernel. Measured on the H200 (docs/perf.md, changes 33 and 50): clusters
+/// of 2 and 3 are 4-8% faster than the combine, of 4 2% (with the load-balancing cluster
+/// policy), of 8 at four fp8 CTAs per SM 3-4%. Portable cluster sizes stop at 8.
+pub const MAX_CLUSTER_SPLITS: u32 = 8;
 /// Arrivals that complete an "empty" phase (consumer threads).
 pub const EMPTY_ARRIVALS: u32 = 32 * CONSUMER_WARPS;
 /// Online-softmax rescale threshold (log2 units): the running max a row's probabilities are

@@ -106,7 +106,7 @@ const _: () = assert!(core::mem::size_of::<DecodeWork>() == 4 * DecodeWork::WORD
 const _: () = assert!(core::mem::size_of::<MergeWork>() == 4 * MergeWork::WORDS);
 
 /// u64 words per CTA of a timeline record.
-pub const TIMELINE_WORDS: u32 = 8;
+pub const TIMELINE_WORDS: u32 = 12;
 
 /// Word index of each event in a CTA's timeline record (`%globaltimer` nanoseconds, except
 /// the SM id and the tile count). Words an event does not apply to stay as the host filled them.
@@ -129,6 +129,12 @@ pub enum TimelineEvent {
     Tiles = 6,
     /// Decode: the load warp's lane 0 issued its last tile's copies.
     LastIssue = 7,
+    /// Decode: thread 0 finished the in-CTA merge of the consumer warps (pass 2).
+    MergeDone = 8,
+    /// Decode, cluster mode: thread 0 passed the first cluster barrier.
+    ClusterMet = 9,
+    /// Decode, cluster mode: thread 0 finished its reads of the cluster's partials.
+    RemoteDone = 10,
 }
 
 /// Parameters of the paged decode kernel and its combine kernel (one block, passed by value).

@@ -116,9 +116,14 @@ pub struct DecodeConfig {
     pub tail: Option<TailSplit>,
     /// Merge split-KV partials inside thread-block clusters, without the workspace and the
     /// combine kernel, where the plan allows it: every block in the same number of splits, at
-    /// most [`MAX_CLUSTER_SPLITS`] (see [`crate::plan::cluster_order`]); sm_90+ and not in
-    /// graph mode. Default `true`; `false` always uses the combine kernel.
+    /// most [`DecodeConfig::max_cluster_splits`] (see [`crate::plan::cluster_order`]), and all
+    /// of the plan's clusters resident at once; sm_90+ and not in graph mode. Default `true`;
+    /// `false` always uses the combine kernel.
     pub cluster_merge: bool,
+    /// Largest cluster (splits per block) cluster-merge mode takes, 2..=[`MAX_CLUSTER_SPLITS`]
+    /// (default: [`MAX_CLUSTER_SPLITS`], 8). Measured in docs/perf.md (change 50): clusters of
+    /// 8 at four fp8 CTAs per SM are 3% faster than the combine kernel.
+    pub max_cluster_splits: u32,
     /// Combine CTAs per split block (column parts, a power of two up to `head_dim / 16`):
     /// `None` (default) = automatic ([`crate::plan::combine_parts`]).
     pub combine_parts: Option<u32>,
@@ -159,6 +164,7 @@ impl DecodeConfig {
             wgmma: None,
             tail: None,
             cluster_merge: true,
+            max_cluster_splits: MAX_CLUSTER_SPLITS,
             combine_parts: None,
             narrow_rows: None,
         }
@@ -919,7 +925,8 @@ impl DecodePlan {
         if !cfg.cluster_merge || dev.arch() == crate::ModuleArch::Sm80 {
             return Ok(0);
         }
-        let Some((n, work)) = crate::plan::cluster_order(plan, MAX_CLUSTER_SPLITS) else {
+        let max = cfg.max_cluster_splits.min(MAX_CLUSTER_SPLITS);
+        let Some((n, work)) = crate::plan::cluster_order(plan, max) else {
             return Ok(0);
         };
         // The kernel merges at most MAX_CLUSTER_SPLITS partials per cluster.

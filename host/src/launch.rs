@@ -112,25 +112,31 @@ pub(crate) unsafe fn launch_raw_dependent<P: KernelParams>(
     }
 }
 
-/// Launch attributes: programmatic stream serialization (PDL), and a cluster of `cluster`
-/// CTAs along x when `cluster > 1` (the second attribute is counted only then).
-fn launch_attrs(cluster: u32) -> [cudarc::driver::sys::CUlaunchAttribute; 2] {
+/// Launch attributes: programmatic stream serialization (PDL), and when `cluster > 1` (counted
+/// only then) a cluster of `cluster` CTAs along x with the load-balancing scheduling policy.
+/// Under the default policy the H200 holds 62 clusters of 4 CTAs at two CTAs per SM (and 62 of
+/// 8 at four per SM); under load balancing 66, so W2 and W6 (64 blocks in 4 splits) and W5 (64
+/// in 8) merge in clusters: 2-3% faster than with the combine kernel (docs/perf.md, change 49).
+fn launch_attrs(cluster: u32) -> [cudarc::driver::sys::CUlaunchAttribute; 3] {
     use cudarc::driver::sys;
     // SAFETY: a zeroed attribute is a valid "ignore" value; we then fill the ones we use.
-    let mut a: [sys::CUlaunchAttribute; 2] = unsafe { std::mem::zeroed() };
+    let mut a: [sys::CUlaunchAttribute; 3] = unsafe { std::mem::zeroed() };
     a[0].id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
     a[0].value.programmaticStreamSerializationAllowed = 1;
     a[1].id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
     a[1].value.clusterDim.x = cluster.max(1);
     a[1].value.clusterDim.y = 1;
     a[1].value.clusterDim.z = 1;
+    a[2].id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE;
+    a[2].value.clusterSchedulingPolicyPreference =
+        sys::CUclusterSchedulingPolicy::CU_CLUSTER_SCHEDULING_POLICY_LOAD_BALANCING;
     a
 }
 
 fn launch_config(
     dims: LaunchDims,
     stream: CUstream,
-    attrs: &mut [cudarc::driver::sys::CUlaunchAttribute; 2],
+    attrs: &mut [cudarc::driver::sys::CUlaunchAttribute; 3],
     cluster: u32,
 ) -> cudarc::driver::sys::CUlaunchConfig {
     cudarc::driver::sys::CUlaunchConfig {
@@ -143,7 +149,7 @@ fn launch_config(
         sharedMemBytes: dims.smem_bytes,
         hStream: stream,
         attrs: attrs.as_mut_ptr(),
-        numAttrs: if cluster > 1 { 2 } else { 1 },
+        numAttrs: if cluster > 1 { 3 } else { 1 },
     }
 }
 

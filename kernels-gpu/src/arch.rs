@@ -786,6 +786,24 @@ pub unsafe fn barrier_cluster_sync() {
     }
 }
 
+/// `barrier.cluster.arrive.relaxed` then `barrier.cluster.wait`: as [`barrier_cluster_sync`]
+/// without ordering this thread's earlier memory accesses, so the arrive does not wait for its
+/// global stores to be performed. For the last meeting before exit, where the barrier only
+/// keeps each CTA's shared memory alive until the others' reads of it have returned (their
+/// values used before the arrive).
+///
+/// # Safety
+/// As [`barrier_cluster_sync`].
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub unsafe fn barrier_cluster_sync_relaxed() {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("barrier.cluster.arrive.relaxed;", options(nostack));
+        asm!("barrier.cluster.wait;", options(nostack));
+    }
+}
+
 /// `mapa.shared::cluster.u32`: the `.shared::cluster` address of `addr` in the shared memory of
 /// the cluster's CTA `rank`.
 ///

@@ -44,6 +44,8 @@ pub struct DecodeCase {
     pub tail: Option<ferroflash::TailSplit>,
     /// `DecodeConfig::cluster_merge` (default `true`).
     pub cluster_merge: bool,
+    /// `DecodeConfig::max_cluster_splits` (`None`: the default).
+    pub max_cluster_splits: Option<u32>,
     /// `DecodeConfig::combine_parts` (default `None`: automatic).
     pub combine_parts: Option<u32>,
     /// Run the plan once on a zero Q before the checked runs: its partials must not leak
@@ -260,6 +262,9 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.m_tiles = c.m_tiles;
     cfg.tail = c.tail;
     cfg.cluster_merge = c.cluster_merge;
+    if let Some(n) = c.max_cluster_splits {
+        cfg.max_cluster_splits = n;
+    }
     cfg.combine_parts = c.combine_parts;
     cfg.narrow_rows = c.narrow_rows;
     cfg.row_split = c.row_split;
@@ -472,6 +477,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     m_tiles: None,
                     tail: None,
                     cluster_merge: true,
+                    max_cluster_splits: None,
                     combine_parts: None,
                     decoy_first: false,
                     narrow_rows: None,
@@ -533,6 +539,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     m_tiles: None,
                     tail: None,
                     cluster_merge: true,
+                    max_cluster_splits: None,
                     combine_parts: None,
                     decoy_first: false,
                     narrow_rows: None,
@@ -653,6 +660,7 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         m_tiles: None,
         tail: None,
         cluster_merge: true,
+        max_cluster_splits: None,
         combine_parts: None,
         decoy_first: false,
         narrow_rows: None,
@@ -1126,6 +1134,7 @@ fn soak(d: &Device) -> CaseResult {
             m_tiles: None,
             tail: None,
             cluster_merge: true,
+            max_cluster_splits: None,
             combine_parts: None,
             decoy_first: false,
             narrow_rows: None,
@@ -1206,7 +1215,8 @@ fn splits_agree(d: &Device) -> CaseResult {
 /// 2..=`MAX_CLUSTER_SPLITS`: See Note [cluster merge] in docs/DESIGN.md): 16-bit and fp8 caches, head dims 64,
 /// 128 and 256, one and two m tiles, sinks, softcap and window, empty splits (a window shorter
 /// than the range), against the reference and bitwise stable across two runs; each case must
-/// have run in cluster mode, and again with the combine kernel (`cluster_merge = false`).
+/// have run in cluster mode, and again with the combine kernel (`cluster_merge = false`; past 4
+/// splits also with `max_cluster_splits = 4`).
 fn cluster_merge(d: &Device) -> CaseResult {
     for (i, (head_dim, group, q_len, splits, (q, kv))) in [
         (128, 4, 1, 2, (DType::Bf16, DType::Bf16)),
@@ -1216,6 +1226,9 @@ fn cluster_merge(d: &Device) -> CaseResult {
         (128, 8, 4, 4, (DType::Bf16, DType::E4m3)),
         (128, 4, 1, 3, (DType::E4m3, DType::E4m3)),
         (128, 1, 16, 2, (DType::F16, DType::E5m2)),
+        (128, 4, 1, 8, (DType::Bf16, DType::E4m3)),
+        (128, 4, 1, 6, (DType::Bf16, DType::Bf16)),
+        (64, 4, 1, 8, (DType::F16, DType::F16)),
     ]
     .into_iter()
     .enumerate()
@@ -1241,6 +1254,14 @@ fn cluster_merge(d: &Device) -> CaseResult {
         run_case_expecting(d, &c, "a cluster-merge plan", |r| {
             !r.ends_with("clusters of 0")
         })?;
+        if splits > 4 {
+            // Over the configured largest cluster: the combine kernel.
+            c.max_cluster_splits = Some(4);
+            run_case_expecting(d, &c, "the combine (max_cluster_splits 4)", |r| {
+                r.ends_with("clusters of 0")
+            })?;
+            c.max_cluster_splits = None;
+        }
         c.cluster_merge = false;
         let report = run_case(d, &c).map_err(|e| format!("combine: {e}\n    case: {c:?}"))?;
         if !report.ends_with("clusters of 0") {
@@ -1829,9 +1850,13 @@ fn timeline_records(d: &Device) -> CaseResult {
                     && ev(E::DependencyMet) <= ev(E::FirstData)
                     && ev(E::FirstData) <= ev(E::LoopEnd)
                     && ev(E::LastIssue) >= ev(E::Entry)
-                    && ev(E::LoopEnd) <= ev(E::Exit)
+                    && ev(E::LoopEnd) <= ev(E::MergeDone)
+                    && ev(E::MergeDone) <= ev(E::Exit)
             } else {
-                ev(E::Entry) > 0 && ev(E::Entry) <= ev(E::LoopEnd) && ev(E::LoopEnd) <= ev(E::Exit)
+                ev(E::Entry) > 0
+                    && ev(E::Entry) <= ev(E::LoopEnd)
+                    && ev(E::LoopEnd) <= ev(E::MergeDone)
+                    && ev(E::MergeDone) <= ev(E::Exit)
             };
             if !ordered || ev(E::Tiles) != tiles || ev(E::SmId) >= sm_count {
                 return Err(format!(

@@ -18,6 +18,12 @@ const LOOP_END: usize = 3;
 const EXIT: usize = 4;
 const SM: usize = 5;
 const TILES: usize = 6;
+const MERGE_DONE: usize = 8;
+
+/// Words of a record (`TIMELINE_WORDS`); files written before session 11 have 8 (the missing
+/// events read as 0).
+const WORDS: usize = 12;
+type Rec = [u64; WORDS];
 
 /// Percentiles `qs` (0..=1) of `v` (nearest rank).
 fn percentiles(v: &[f64], qs: &[f64]) -> Vec<f64> {
@@ -42,7 +48,7 @@ fn line(name: &str, v: &[f64]) -> String {
     )
 }
 
-fn records(v: &Value, key: &str) -> Result<Vec<[u64; 8]>, String> {
+fn records(v: &Value, key: &str) -> Result<Vec<Rec>, String> {
     let arr = v[key]
         .as_array()
         .ok_or_else(|| format!("no `{key}` array"))?;
@@ -54,8 +60,12 @@ fn records(v: &Value, key: &str) -> Result<Vec<[u64; 8]>, String> {
                 .iter()
                 .map(|x| x.as_u64().ok_or("a record word is not a u64"))
                 .collect::<Result<_, _>>()?;
-            w.try_into()
-                .map_err(|_| "a record does not have 8 words".to_string())
+            if !(8..=WORDS).contains(&w.len()) {
+                return Err(format!("a record has {} words (8 to {WORDS})", w.len()));
+            }
+            let mut r = [0; WORDS];
+            r[..w.len()].copy_from_slice(&w);
+            Ok(r)
         })
         .collect()
 }
@@ -75,14 +85,14 @@ pub fn analyse(v: &Value) -> Result<String, String> {
     } else {
         "tiles/us"
     };
-    let rate = |r: &[u64; 8]| -> Option<f64> {
+    let rate = |r: &Rec| -> Option<f64> {
         let ns = r[LOOP_END].checked_sub(r[FIRST])?;
         (r[TILES] > 0 && r[FIRST] > 0 && ns > 0).then(|| match tile_bytes {
             Some(b) => (r[TILES] * b) as f64 / ns as f64,
             None => r[TILES] as f64 * 1e3 / ns as f64,
         })
     };
-    let streaming: Vec<&[u64; 8]> = dec
+    let streaming: Vec<&Rec> = dec
         .iter()
         .filter(|r| r[TILES] > 0 && r[FIRST] > 0)
         .collect();
@@ -111,8 +121,7 @@ pub fn analyse(v: &Value) -> Result<String, String> {
             .collect::<Vec<_>>()
             .join(", ")
     ));
-    let col =
-        |f: &dyn Fn(&[u64; 8]) -> f64| -> Vec<f64> { streaming.iter().map(|r| f(r)).collect() };
+    let col = |f: &dyn Fn(&Rec) -> f64| -> Vec<f64> { streaming.iter().map(|r| f(r)).collect() };
     out.push(line("dependency met (us)", &col(&|r| us(r[DEP]))));
     out.push(line(
         "start: dependency -> first tile (us)",
@@ -138,9 +147,15 @@ pub fn analyse(v: &Value) -> Result<String, String> {
         "loop end -> exit (us)",
         &col(&|r| (r[EXIT] as f64 - r[LOOP_END] as f64) * 1e-3),
     ));
+    if streaming.iter().all(|r| r[MERGE_DONE] > 0) {
+        out.push(line(
+            "loop end -> in-CTA merge done (us)",
+            &col(&|r| (r[MERGE_DONE] as f64 - r[LOOP_END] as f64) * 1e-3),
+        ));
+    }
     let last_exit = dec.iter().map(|r| r[EXIT]).max().unwrap();
     if !comb.is_empty() {
-        let c: Vec<&[u64; 8]> = comb.iter().filter(|r| r[ENTRY] > 0).collect();
+        let c: Vec<&Rec> = comb.iter().filter(|r| r[ENTRY] > 0).collect();
         out.push(line(
             "combine: last decode exit -> dep (us)",
             &c.iter()

@@ -177,7 +177,7 @@ pub unsafe fn decode_cta<
                 #[cfg(target_feature = "sm_90")]
                 {
                     barrier_cluster_sync();
-                    barrier_cluster_sync();
+                    barrier_cluster_sync_relaxed();
                 }
             }
         } else if WG {
@@ -873,6 +873,7 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     }
 
     let s = MergeScratch::of(b, CONSUMER_WARPS, warp);
+    let v_scale = scale_of(p, p.v_scale, &b.work);
     // SAFETY: as in `merge_and_store`.
     unsafe { barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads()) };
     for (md, a) in acc.iter().enumerate() {
@@ -893,7 +894,7 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
         }
     }
     // SAFETY: every consumer thread wrote its state.
-    unsafe { merge_scratch_and_store::<O, D, { CONSUMER_WARPS as usize }>(p, b) };
+    unsafe { merge_scratch_and_store::<O, D, { CONSUMER_WARPS as usize }>(p, b, v_scale) };
 }
 
 /// Merge the consumer warps' states through shared memory (the ring is free now) and write the
@@ -911,6 +912,8 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
 ) {
     let quad = Quad::of_lane(lane_id());
     let s = MergeScratch::of(b, KG as u32, kg);
+    // Issued here, used after the merge barriers: its latency hides behind them.
+    let v_scale = scale_of(p, p.v_scale, &b.work);
     // SAFETY: all 160 threads: every consumer is done reading the ring and every producer
     // copy has completed (wait_group 0) before anyone overwrites it.
     unsafe { barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads()) };
@@ -932,7 +935,7 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
         }
     }
     // SAFETY: forwarded; every consumer thread wrote its state.
-    unsafe { merge_scratch_and_store::<O, D, KG>(p, b) };
+    unsafe { merge_scratch_and_store::<O, D, KG>(p, b, v_scale) };
 }
 
 /// One key group's part of the merge scratch (in the ring): O rows of `rows` x padded head dim
@@ -983,7 +986,9 @@ impl MergeScratch {
 /// All 128 consumer threads, after each wrote its warp's state to the scratch.
 #[inline(always)]
 /// `KG`: the geometry's key groups.
-unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(p: &DecodeParams, b: &Block) {
+/// `v_scale`: the split's V scale, loaded by the caller before the ring-reuse barrier so its
+/// latency hides behind the barrier and the scratch writes.
+unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(p: &DecodeParams, b: &Block, v_scale: f32) {
     let tid = thread_idx_x();
     let rows = b.geo.rows_per_block();
     let stride = b.geo.merge_row_stride_f32();
@@ -998,7 +1003,6 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
     // Cluster mode: this CTA's partial stays in its shared memory for `cluster_merge`.
     let cluster = in_cluster(p) && !final_out;
     let s_co: Smem<f32> = dynamic_smem_base().byte_add(b.plan.cluster_offset);
-    let v_scale = scale_of(p, p.v_scale, &b.work);
     // Pass 1, one thread per row: merged max and sum (plus the sink on the final output); each
     // warp's weight overwrites its max; the row's LSE is stored.
     // (rows <= 64 < 128 consumer threads.)
@@ -1093,6 +1097,10 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
         }
         idx += CONSUMER_WARPS * 32;
     }
+    if tid == 0 {
+        // SAFETY: the host sized the timeline for the grid (or passed none).
+        unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::MergeDone, global_timer_ns()) };
+    }
     if in_cluster(p) {
         #[cfg(target_feature = "sm_90")]
         // SAFETY: forwarded; every consumer thread gets here, the load warps meet the same two
@@ -1137,6 +1145,10 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
     const N: usize = MAX_CLUSTER_SPLITS as usize;
     // SAFETY: see the function doc.
     unsafe { barrier_cluster_sync() };
+    if thread_idx_x() == 0 {
+        // SAFETY: the host sized the timeline for the grid (or passed none).
+        unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::ClusterMet, global_timer_ns()) };
+    }
     let n = p.cluster_splits;
     let rows = b.geo.rows_per_block();
     let s_lse = s_co.add(rows * D as u32);
@@ -1195,6 +1207,12 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
         }
         idx += n * CONSUMER_WARPS * 32;
     }
+    if thread_idx_x() == 0 {
+        // SAFETY: the host sized the timeline for the grid (or passed none).
+        unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::RemoteDone, global_timer_ns()) };
+    }
+    // Every remote read's value is in this thread's stores above: the arrive needs no release
+    // (which would wait for those global stores to be performed).
     // SAFETY: see the function doc.
-    unsafe { barrier_cluster_sync() };
+    unsafe { barrier_cluster_sync_relaxed() };
 }
