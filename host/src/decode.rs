@@ -121,7 +121,8 @@ pub struct DecodeConfig {
     /// `false` always uses the combine kernel.
     pub cluster_merge: bool,
     /// Largest cluster (splits per block) cluster-merge mode takes, 2..=[`MAX_CLUSTER_SPLITS`]
-    /// (default: [`MAX_CLUSTER_SPLITS`], 8). Measured in docs/perf.md (change 50): clusters of
+    /// (default: [`MAX_CLUSTER_SPLITS`], 8; larger values act as 8, below 2 as
+    /// `cluster_merge = false`). Measured in docs/perf.md (change 50): clusters of
     /// 8 at four fp8 CTAs per SM are 3% faster than the combine kernel.
     pub max_cluster_splits: u32,
     /// Combine CTAs per split block (column parts, a power of two up to `head_dim / 16`):
