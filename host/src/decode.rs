@@ -996,7 +996,6 @@ impl DecodePlan {
         p
     }
 
-    /// The host-side plan (work list, merge list).
     /// A zeroed [`Timeline`] sized for this plan's grids (diagnostics).
     pub fn new_timeline(&self, dev: &Device) -> Result<Timeline> {
         let s = dev.stream();
@@ -1021,6 +1020,7 @@ impl DecodePlan {
         });
     }
 
+    /// The host-side plan (work list, merge list).
     pub fn plan(&self) -> &Plan {
         &self.plan
     }
