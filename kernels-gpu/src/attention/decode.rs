@@ -873,9 +873,8 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     }
 
     let s = MergeScratch::of(b, CONSUMER_WARPS, warp);
-    let v_scale = scale_of(p, p.v_scale, &b.work);
-    // SAFETY: as in `merge_and_store`.
-    unsafe { barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads()) };
+    // SAFETY: every consumer thread, after its last tile.
+    let v_scale = unsafe { enter_merge(p, b) };
     for (md, a) in acc.iter().enumerate() {
         for (e, &x) in a.iter().enumerate() {
             // SAFETY: inside the merge scratch.
@@ -912,11 +911,8 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
 ) {
     let quad = Quad::of_lane(lane_id());
     let s = MergeScratch::of(b, KG as u32, kg);
-    // Issued here, used after the merge barriers: its latency hides behind them.
-    let v_scale = scale_of(p, p.v_scale, &b.work);
-    // SAFETY: all 160 threads: every consumer is done reading the ring and every producer
-    // copy has completed (wait_group 0) before anyone overwrites it.
-    unsafe { barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads()) };
+    // SAFETY: every consumer thread, after its last tile.
+    let v_scale = unsafe { enter_merge(p, b) };
     for mt in 0..MT {
         for h in 0..2 {
             let lr = row_base + 16 * mt as u32 + quad.g + 8 * h as u32;
@@ -936,6 +932,21 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
     }
     // SAFETY: forwarded; every consumer thread wrote its state.
     unsafe { merge_scratch_and_store::<O, D, KG>(p, b, v_scale) };
+}
+
+/// The consumers' side of the ring-reuse barrier, before the ring becomes the merge scratch:
+/// every consumer is done reading the ring and every producer copy has completed (wait_group 0)
+/// before anyone overwrites it. Returns the split's V scale, loaded before the barrier so its
+/// latency hides behind the barrier and the scratch writes (used in the merge's pass 1).
+///
+/// # Safety
+/// Every consumer thread after its last tile (the load warps meet the barrier in `decode_cta`).
+#[inline(always)]
+unsafe fn enter_merge(p: &DecodeParams, b: &Block) -> f32 {
+    let v_scale = scale_of(p, p.v_scale, &b.work);
+    // SAFETY: forwarded; all 160 threads reach it.
+    unsafe { barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads()) };
+    v_scale
 }
 
 /// One key group's part of the merge scratch (in the ring): O rows of `rows` x padded head dim
