@@ -1169,11 +1169,26 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
         let (lr, d) = (idx / chunks, 8 * (idx % chunks));
         let (i, real) = row_token(p, b, lr);
         if real {
-            let mut lse = [f32::NEG_INFINITY; N];
-            for (c, x) in lse.iter_mut().enumerate() {
-                if (c as u32) < n {
-                    // SAFETY: rank c < n is a CTA of this cluster; published by the barrier.
-                    *x = f32::from_bits(unsafe { ld_shared_cluster_u32(mapa_shared_cluster(s_lse.add(lr).byte_add::<u32>(0), c as u32)) });
+            // Every split's loads are issued before any is used (ranks past `n - 1` read rank
+            // `n - 1` and get weight 0), so the n distributed-shared-memory round trips overlap:
+            // the LSEs with dims 0-3, then dims 4-7. (With each split's loads inside an
+            // `if c < n` block that also used them, rank 0 spent 1.4 us here at 4 splits and
+            // 2.1 us at 8 in session 11's timelines, as if the round trips were serial.)
+            let at = s_co.add(lr * D as u32 + d);
+            let mut lse = [0f32; N];
+            let mut x = [[0u32; 4]; N];
+            for c in 0..N {
+                let rank = (c as u32).min(n - 1);
+                // SAFETY: rank < n is a CTA of this cluster; published by the barrier; 16-byte
+                // aligned (d % 8 == 0).
+                unsafe {
+                    lse[c] = f32::from_bits(ld_shared_cluster_u32(mapa_shared_cluster(s_lse.add(lr).byte_add::<u32>(0), rank)));
+                    x[c] = ld_shared_cluster_v4_u32(mapa_shared_cluster(at.byte_add::<[u32; 4]>(0), rank));
+                }
+            }
+            for (c, v) in lse.iter_mut().enumerate() {
+                if c as u32 >= n {
+                    *v = f32::NEG_INFINITY;
                 }
             }
             let sink = sink_log2(p, row_head(p, b, lr));
@@ -1189,23 +1204,23 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
             }
             let inv = if l != 0.0 { 1.0 / l } else { 0.0 };
             let mut o = [0f32; 8];
-            for c in 0..N {
-                let wc = w[c] * inv;
-                // Empty splits (weight 0) are not read; a NaN weight is, and stays NaN in O.
-                if (c as u32) < n && wc != 0.0 {
-                    let at = s_co.add(lr * D as u32 + d);
-                    // SAFETY: as above; 16-byte aligned (d % 8 == 0).
-                    let (x, y) = unsafe {
-                        (
-                            ld_shared_cluster_v4_u32(mapa_shared_cluster(at.byte_add::<[u32; 4]>(0), c as u32)),
-                            ld_shared_cluster_v4_u32(mapa_shared_cluster(at.add(4).byte_add::<[u32; 4]>(0), c as u32)),
-                        )
-                    };
-                    for k in 0..4 {
-                        o[k] += wc * f32::from_bits(x[k]);
-                        o[4 + k] += wc * f32::from_bits(y[k]);
-                    }
+            // Empty splits (weight 0) add nothing (their partials are not multiplied: 0 x NaN
+            // would be NaN); a NaN weight does, and stays NaN in O.
+            let add = |o: &mut [f32], wc: f32, v: [u32; 4]| {
+                for k in 0..4 {
+                    o[k] += if wc != 0.0 { wc * f32::from_bits(v[k]) } else { 0.0 };
                 }
+            };
+            for c in 0..N {
+                add(&mut o[..4], w[c] * inv, x[c]);
+            }
+            let mut y = [[0u32; 4]; N];
+            for (c, v) in y.iter_mut().enumerate() {
+                // SAFETY: as above.
+                *v = unsafe { ld_shared_cluster_v4_u32(mapa_shared_cluster(at.add(4).byte_add::<[u32; 4]>(0), (c as u32).min(n - 1))) };
+            }
+            for c in 0..N {
+                add(&mut o[4..], w[c] * inv, y[c]);
             }
             // SAFETY: a real row.
             unsafe { store_out8::<O, D>(p, b, i, lr, d, &o) };
