@@ -1170,13 +1170,14 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
         let (i, real) = row_token(p, b, lr);
         if real {
             // Every split's loads are issued before any is used, so the n distributed-shared-
-            // memory round trips overlap: the LSEs with dims 0-3, then dims 4-7. (With each
+            // memory round trips overlap in one. (With each
             // split's loads inside an `if c < n` block that also used them, rank 0 spent 1.4 us
             // here at 4 splits and 2.1 us at 8 in session 11's timelines, as if the round trips
             // were serial. Loading ranks past `n - 1` as well, clamped, cost W6 2.5 us.)
             let at = s_co.add(lr * D as u32 + d);
             let mut lse = [f32::NEG_INFINITY; N];
             let mut x = [[0u32; 4]; N];
+            let mut y = [[0u32; 4]; N];
             for c in 0..N {
                 if (c as u32) < n {
                     // SAFETY: rank c < n is a CTA of this cluster; published by the barrier;
@@ -1184,6 +1185,7 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
                     unsafe {
                         lse[c] = f32::from_bits(ld_shared_cluster_u32(mapa_shared_cluster(s_lse.add(lr).byte_add::<u32>(0), c as u32)));
                         x[c] = ld_shared_cluster_v4_u32(mapa_shared_cluster(at.byte_add::<[u32; 4]>(0), c as u32));
+                        y[c] = ld_shared_cluster_v4_u32(mapa_shared_cluster(at.add(4).byte_add::<[u32; 4]>(0), c as u32));
                     }
                 }
             }
@@ -1209,13 +1211,6 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
             };
             for c in 0..N {
                 add(&mut o[..4], w[c] * inv, x[c]);
-            }
-            let mut y = [[0u32; 4]; N];
-            for (c, v) in y.iter_mut().enumerate() {
-                if (c as u32) < n {
-                    // SAFETY: as above.
-                    *v = unsafe { ld_shared_cluster_v4_u32(mapa_shared_cluster(at.add(4).byte_add::<[u32; 4]>(0), c as u32)) };
-                }
             }
             for c in 0..N {
                 add(&mut o[4..], w[c] * inv, y[c]);
