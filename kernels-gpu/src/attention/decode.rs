@@ -1142,8 +1142,9 @@ unsafe fn store_out8<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i
 /// Split-KV merge inside a thread-block cluster (See Note [cluster merge] in docs/DESIGN.md):
 /// the `n` CTAs of the cluster are the `n` splits of one block in key order, each with its
 /// normalised partial O and LSE in its shared memory (`s_co`). After a cluster barrier, CTA
-/// `rank` takes every `n`-th (row, 8 dims) unit: it reads the `n` LSEs and partial O chunks
-/// through distributed shared memory, merges them by LSE with the sink (the combine kernel's
+/// `rank` takes the `rank`-th run of 128 (row, 8 dims) units (then every `n`-th run): per unit
+/// it issues all `n` LSE and partial-O loads through distributed shared memory (one round trip),
+/// merges them by LSE with the sink (the combine kernel's
 /// arithmetic, in key order: bitwise reproducible) and writes O and LSE. A second cluster
 /// barrier keeps every CTA resident until the others are done reading it.
 ///
