@@ -1142,7 +1142,7 @@ unsafe fn store_out8<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i
 /// Split-KV merge inside a thread-block cluster (See Note [cluster merge] in docs/DESIGN.md):
 /// the `n` CTAs of the cluster are the `n` splits of one block in key order, each with its
 /// normalised partial O and LSE in its shared memory (`s_co`). After a cluster barrier, CTA
-/// `rank` takes the `rank`-th run of 128 (row, 8 dims) units (then every `n`-th run): per unit
+/// `rank` takes every `n`-th run of 8 (row, 8 dims) units, starting at run `rank`: per unit
 /// it issues all `n` LSE and partial-O loads through distributed shared memory (one round trip),
 /// merges them by LSE with the sink (the combine kernel's
 /// arithmetic, in key order: bitwise reproducible) and writes O and LSE. A second cluster
@@ -1165,7 +1165,10 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
     let rows = b.geo.rows_per_block();
     let s_lse = s_co.add(rows * D as u32);
     let chunks = D as u32 / 8;
-    let mut idx = cluster_cta_rank() * CONSUMER_WARPS * 32 + thread_idx_x();
+    // Runs of 8 units (8 threads x 32 contiguous bytes per row) interleaved over the ranks, so
+    // the real rows (a prefix) are spread over the cluster without strided remote reads.
+    let tid = thread_idx_x();
+    let mut idx = ((tid / 8) * n + cluster_cta_rank()) * 8 + tid % 8;
     while idx < rows * chunks {
         let (lr, d) = (idx / chunks, 8 * (idx % chunks));
         let (i, real) = row_token(p, b, lr);
