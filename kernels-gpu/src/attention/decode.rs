@@ -875,10 +875,15 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     let s = MergeScratch::of(b, CONSUMER_WARPS, warp);
     // SAFETY: every consumer thread, after its last tile.
     let v_scale = unsafe { enter_merge(p, b) };
+    // Only real rows' O reaches the scratch (the merge reads no other; at 4 real rows of 8 half
+    // the stores are dead).
+    let real = [row_token(p, b, 2 * quad.t).1, row_token(p, b, 2 * quad.t + 1).1];
     for (md, a) in acc.iter().enumerate() {
         for (e, &x) in a.iter().enumerate() {
-            // SAFETY: inside the merge scratch.
-            unsafe { s.put_o(2 * quad.t + e as u32 % 2, O::K::out_dim(2 * md as u32 + e as u32 / 2, quad.g), x) };
+            if real[e % 2] {
+                // SAFETY: inside the merge scratch.
+                unsafe { s.put_o(2 * quad.t + e as u32 % 2, O::K::out_dim(2 * md as u32 + e as u32 / 2, quad.g), x) };
+            }
         }
     }
     for r in 0..2 {
@@ -916,10 +921,13 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
     for mt in 0..MT {
         for h in 0..2 {
             let lr = row_base + 16 * mt as u32 + quad.g + 8 * h as u32;
-            for n in 0..NT {
-                for e in 0..2 {
-                    // SAFETY: inside the merge scratch of the plan.
-                    unsafe { s.put_o(lr, O::K::out_dim(n as u32, 2 * quad.t + e as u32), acc[mt][n][2 * h + e]) };
+            // Only real rows' O reaches the scratch (the merge reads no other).
+            if row_token(p, b, lr).1 {
+                for n in 0..NT {
+                    for e in 0..2 {
+                        // SAFETY: inside the merge scratch of the plan.
+                        unsafe { s.put_o(lr, O::K::out_dim(n as u32, 2 * quad.t + e as u32), acc[mt][n][2 * h + e]) };
+                    }
                 }
             }
             // SAFETY: full warp; then one lane per quad stores.
