@@ -1182,10 +1182,10 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
         let (i, real) = row_token(p, b, lr);
         if real {
             // Every split's loads are issued before any is used, so the n distributed-shared-
-            // memory round trips overlap in one. (With each
-            // split's loads inside an `if c < n` block that also used them, rank 0 spent 1.4 us
-            // here at 4 splits and 2.1 us at 8 in session 11's timelines, as if the round trips
-            // were serial. Loading ranks past `n - 1` as well, clamped, cost W6 2.5 us.)
+            // memory round trips overlap in one. (With each split's loads inside an `if c < n`
+            // block that also used them, rank 0 spent 1.4 us here at 4 splits and 2.1 us at 8
+            // in session 11's timelines, as if the round trips were serial. Loading ranks past
+            // `n - 1` as well, clamped, cost W6 2.5 us.)
             let at = s_co.add(lr * D as u32 + d);
             let mut lse = [f32::NEG_INFINITY; N];
             let mut x = [[0u32; 4]; N];
