@@ -6,8 +6,10 @@
 #             long length 640 instead of 4096: FF_LONG_KV)
 #   bench     `ferroflash bench` on W1-W6 (JSON lines to $OUT/raw.jsonl when OUT is set)
 #   soak      10,000 random-shape launches (FF_SOAK_LAUNCHES), outputs checked, memory level
-#   ab        A/B: `ferroflash bench` of this bundle and of FF_AB_OTHER (another build's
-#             ferroflash, .xz or not), same FILTER and FF_BENCH_ARGS, two interleaved rounds
+#   ab        A/B: `ferroflash bench` of this bundle and of FF_AB_OTHER (other builds'
+#             ferroflash, .xz or not, separated by spaces), same FILTER and FF_BENCH_ARGS,
+#             FF_AB_ROUNDS (2) interleaved rounds; FF_AB_EXTRA (e.g. W7,X6) adds those
+#             workloads of workloads-extra.toml (benches/, copied here) to every run
 # Exit code: non-zero when any step fails.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -39,16 +41,23 @@ case "$what" in
   bench) run_bench ;;
   soak) "$here/gpu-tests" soak || rc=1 ;;
   ab)
-    other="${FF_AB_OTHER:-}"
-    [ -n "$other" ] || { echo "ab: set FF_AB_OTHER to the other build's ferroflash binary"; exit 2; }
-    case "$other" in
-      *.xz) xz -d -f "$other" 2>/dev/null || python3 -c "import lzma,sys; open(sys.argv[1][:-3],'wb').write(lzma.open(sys.argv[1]).read())" "$other"; other="${other%.xz}" ;;
-    esac
-    chmod +x "$other"
-    for round in 1 2; do
-      for b in "$here/ferroflash" "$other"; do
+    others=""
+    for other in ${FF_AB_OTHER:-}; do
+      case "$other" in
+        *.xz) xz -d -f "$other" 2>/dev/null || python3 -c "import lzma,sys; open(sys.argv[1][:-3],'wb').write(lzma.open(sys.argv[1]).read())" "$other"; other="${other%.xz}" ;;
+      esac
+      chmod +x "$other"
+      others="$others $other"
+    done
+    [ -n "$others" ] || { echo "ab: set FF_AB_OTHER to the other builds' ferroflash binaries"; exit 2; }
+    extra_file="$here/workloads-extra.toml"
+    for round in $(seq 1 "${FF_AB_ROUNDS:-2}"); do
+      for b in "$here/ferroflash" $others; do
         echo "== ab round $round: $b"
         "$b" bench ${filter:+--workloads $filter} ${FF_BENCH_ARGS:-} | grep -v "^device" || rc=1
+        if [ -n "${FF_AB_EXTRA:-}" ]; then
+          "$b" bench --workload-file "$extra_file" --workloads "$FF_AB_EXTRA" ${FF_BENCH_ARGS:-} | grep -v "^device\|^ceilings\|^workload" || rc=1
+        fi
       done
     done ;;
   all) run_tests; run_sanitize; run_bench ;;
