@@ -540,6 +540,7 @@ fn record_timeline(dev: &Device, c: &mut Case, calls: usize, dir: &str) -> Resul
         "decode": dec,
         "combine": comb,
     });
+    std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
     std::fs::write(&file, json.to_string()).map_err(|e| format!("{file}: {e}"))?;
     Ok(format!(
         "timeline (us, min/median/max): {}",
