@@ -17,6 +17,7 @@ fn main() {
     ] {
         println!("cargo:rerun-if-changed={}", workspace.join(dir).display());
     }
+    println!("cargo:rerun-if-env-changed=FF_TILE_STAMPS");
     // The three arch builds are independent: run them side by side.
     let results: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = ptxbuild::Arch::ALL

@@ -250,7 +250,12 @@ impl Case {
             * lens.iter().map(|&l| l as f64).sum::<f64>()
             * row_elems as f64
             * kv_dtype.bytes() as f64;
-        let sets = ((rot_gib * GIB / kv_bytes.max(1.0)).ceil() as u32).max(2);
+        // `--rot-gib 0`: one set, the same pages every call (a diagnostic: L2 and TLB warm).
+        let sets = if rot_gib <= 0.0 {
+            1
+        } else {
+            ((rot_gib * GIB / kv_bytes.max(1.0)).ceil() as u32).max(2)
+        };
         let num_pages = sets * pages_needed.max(1) + 7;
         let mut cfg = DecodeConfig::new(qh, kvh, d, page, num_pages, Dtype16::Bf16);
         if q_dtype == DType::F16 {
@@ -485,10 +490,14 @@ fn record_timeline(dev: &Device, c: &mut Case, calls: usize, dir: &str) -> Resul
     }
     dev.stream().synchronize().map_err(drv("sync"))?;
     let (dec, comb) = tl.read(dev).map_err(ff)?;
-    let dec: Vec<_> = dec
+    let tiles = tl.tile_stamps(dev).map_err(ff)?;
+    let (dec, tiles): (Vec<_>, Vec<_>) = dec
         .into_iter()
-        .filter(|r| r[E::Entry as usize] != 0)
-        .collect();
+        .zip(tiles)
+        .filter(|(r, _)| r[E::Entry as usize] != 0)
+        .unzip();
+    // Only kernels built with FF_TILE_STAMPS=1 stamp tiles (`cargo xtask timeline` reads them).
+    let stamped = tiles.iter().flatten().any(|&x| x != 0);
     let comb: Vec<_> = comb
         .into_iter()
         .filter(|r| r[E::Entry as usize] != 0)
@@ -498,6 +507,10 @@ fn record_timeline(dev: &Device, c: &mut Case, calls: usize, dir: &str) -> Resul
     }
     let t0 = dec.iter().map(|r| r[E::Entry as usize]).min().unwrap();
     let us = |x: u64| (x as f64 - t0 as f64) * 1e-3;
+    let tile_bytes = 2
+        * ferroflash_contract::decode::KV_TILE_TOKENS as usize
+        * c.cfg.head_dim as usize
+        * c.dtypes.1.bytes();
     // Events a CTA did not reach (no first tile or last issue in an empty split) stay 0.
     let col = |rs: &[ferroflash::TimelineRecord], e: E| -> Vec<f64> {
         rs.iter()
@@ -534,11 +547,10 @@ fn record_timeline(dev: &Device, c: &mut Case, calls: usize, dir: &str) -> Resul
         "page": c.page,
         "events": ["entry", "dependency_met", "first_data", "loop_end", "exit", "sm_id", "tiles", "last_issue", "merge_done", "cluster_met", "remote_done"],
         "t0_ns": t0,
-        "tile_bytes": 2 * ferroflash_contract::decode::KV_TILE_TOKENS as usize
-            * c.cfg.head_dim as usize
-            * c.dtypes.1.bytes(),
+        "tile_bytes": tile_bytes,
         "decode": dec,
         "combine": comb,
+        "tile_stamps": if stamped { serde_json::json!(tiles) } else { serde_json::Value::Null },
     });
     std::fs::create_dir_all(dir).map_err(|e| format!("{dir}: {e}"))?;
     std::fs::write(&file, json.to_string()).map_err(|e| format!("{file}: {e}"))?;

@@ -45,7 +45,8 @@ enum Cmd {
         /// Ceilings from the peers' env.json (default: $OUT/env.json if it exists).
         #[arg(long)]
         env_json: Option<String>,
-        /// Rotated KV working set per case, GiB (> 2x L2 so L2 never holds it).
+        /// Rotated KV working set per case, GiB (> 2x L2 so L2 never holds it); 0 = one set of
+        /// pages reused by every call (a diagnostic).
         #[arg(long, default_value_t = 2.0)]
         rot_gib: f64,
         /// KV splits per request: `auto` (planner) or a number.

@@ -108,6 +108,12 @@ const _: () = assert!(core::mem::size_of::<MergeWork>() == 4 * MergeWork::WORDS)
 /// u64 words per CTA of a timeline record.
 pub const TIMELINE_WORDS: u32 = 12;
 
+/// Per-tile stamps per decode CTA, stored after the grid's records: word
+/// `grid * TIMELINE_WORDS + cta * TIMELINE_TILES + t` is when thread 0 finished tile `t`
+/// (`t < TIMELINE_TILES`). Only diagnostic builds write them (`FF_TILE_STAMPS=1`, see
+/// `ptxbuild::tile_stamps`); the host always sizes the decode timeline for them.
+pub const TIMELINE_TILES: u32 = 64;
+
 /// Word index of each event in a CTA's timeline record (`%globaltimer` nanoseconds, except
 /// the SM id and the tile count). Words an event does not apply to stay as the host filled them.
 #[repr(u32)]

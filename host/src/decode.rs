@@ -43,7 +43,7 @@ use ferroflash_contract::decode::{
 use ferroflash_contract::names::decode as names;
 pub use ferroflash_contract::names::Elem;
 use ferroflash_contract::params::{
-    DecodeParams, DecodeWork, MergeWork, NONE_ADDR, NO_WINDOW, TIMELINE_WORDS,
+    DecodeParams, DecodeWork, MergeWork, NONE_ADDR, NO_WINDOW, TIMELINE_TILES, TIMELINE_WORDS,
 };
 use ferroflash_contract::softmax::LOG2_E;
 use ferroflash_contract::PagedKvLayout;
@@ -447,9 +447,14 @@ pub struct DecodePlan {
 /// `TIMELINE_WORDS` u64 indexed by `ferroflash_contract::params::TimelineEvent`
 /// (`%globaltimer` nanoseconds, the SM id, the tile or split count); records of CTAs that did
 /// not run (past the graph-mode work count) stay zero.
+///
+/// The decode buffer also has room for the per-tile stamps of diagnostic kernel builds
+/// (`FF_TILE_STAMPS=1`, `TIMELINE_TILES` per CTA after the records; [`Timeline::tile_stamps`]).
 pub struct Timeline {
     decode: CudaSlice<u64>,
     combine: CudaSlice<u64>,
+    /// CTAs of the decode grid.
+    decode_grid: usize,
 }
 
 /// One CTA's timeline record.
@@ -459,13 +464,33 @@ impl Timeline {
     /// The decode grid's and the combine grid's records (the combine's is empty without splits).
     pub fn read(&self, dev: &Device) -> Result<(Vec<TimelineRecord>, Vec<TimelineRecord>)> {
         let s = dev.stream();
-        let get = |b: &CudaSlice<u64>| -> Result<Vec<TimelineRecord>> {
+        let get = |b: &CudaSlice<u64>, ctas: Option<usize>| -> Result<Vec<TimelineRecord>> {
             let v = s.clone_dtoh(b).map_err(Error::driver("read timeline"))?;
-            Ok(v.chunks_exact(TIMELINE_WORDS as usize)
+            let n = ctas.map_or(v.len(), |c| c * TIMELINE_WORDS as usize);
+            Ok(v[..n]
+                .chunks_exact(TIMELINE_WORDS as usize)
                 .map(|c| c.try_into().unwrap())
                 .collect())
         };
-        Ok((get(&self.decode)?, get(&self.combine)?))
+        Ok((
+            get(&self.decode, Some(self.decode_grid))?,
+            get(&self.combine, None)?,
+        ))
+    }
+
+    /// Per decode CTA, when thread 0 finished each of its first `TIMELINE_TILES` tiles
+    /// (`%globaltimer` ns; 0 where no tile was stamped). Only kernels built with
+    /// `FF_TILE_STAMPS=1` write them: all zeros otherwise.
+    pub fn tile_stamps(&self, dev: &Device) -> Result<Vec<Vec<u64>>> {
+        let v = dev
+            .stream()
+            .clone_dtoh(&self.decode)
+            .map_err(Error::driver("read timeline"))?;
+        let tiles = &v[self.decode_grid * TIMELINE_WORDS as usize..];
+        Ok(tiles
+            .chunks_exact(TIMELINE_TILES as usize)
+            .map(|c| c.to_vec())
+            .collect())
     }
 }
 
@@ -1001,9 +1026,11 @@ impl DecodePlan {
         let s = dev.stream();
         let words = |grid: u32| (grid * TIMELINE_WORDS).max(1) as usize;
         let combine_grid = self.combine_dims.map_or(0, |d| d.grid.0);
+        let decode_grid = self.dims.grid.0;
         Ok(Timeline {
+            decode_grid: decode_grid as usize,
             decode: s
-                .alloc_zeros(words(self.dims.grid.0))
+                .alloc_zeros(words(decode_grid) + (decode_grid * TIMELINE_TILES) as usize)
                 .map_err(Error::driver("alloc timeline"))?,
             combine: s
                 .alloc_zeros(words(combine_grid))

@@ -65,6 +65,12 @@ pub fn kernels_dir(workspace_root: &Path) -> PathBuf {
     workspace_root.join("kernels-gpu")
 }
 
+/// `FF_TILE_STAMPS=1`: compile the kernels with `--cfg ff_tile_stamps`, a diagnostic build whose
+/// decode CTAs stamp every tile's end into the `ferroflash bench --timeline` records.
+pub fn tile_stamps() -> bool {
+    std::env::var("FF_TILE_STAMPS").is_ok_and(|v| v == "1")
+}
+
 /// Compile `kernels-gpu` for `arch` and return the path of its PTX.
 ///
 /// `cargo` is the cargo binary to run (build scripts pass `$CARGO`). The nested build uses
@@ -85,6 +91,9 @@ pub fn build(
         // or the fragments go to local memory. LLVM's default threshold is too low for them.
         "-Cllvm-args=-unroll-threshold=4000".to_string(),
     ]
+    .into_iter()
+    .chain(tile_stamps().then(|| "--cfg=ff_tile_stamps".to_string()))
+    .collect::<Vec<_>>()
     .join("\x1f");
     let mut cmd = Command::new(cargo);
     cmd.current_dir(kernels_dir(workspace_root))

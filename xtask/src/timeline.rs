@@ -154,6 +154,22 @@ pub fn analyse(v: &Value) -> Result<String, String> {
         ));
     }
     let last_exit = dec.iter().map(|r| r[EXIT]).max().unwrap();
+    if let (Some(stamps), Some(b)) = (v["tile_stamps"].as_array(), tile_bytes) {
+        let dep = dec
+            .iter()
+            .filter(|r| r[DEP] > 0)
+            .map(|r| us(r[DEP]))
+            .fold(f64::INFINITY, f64::min);
+        let done: Vec<f64> = stamps
+            .iter()
+            .filter_map(|c| c.as_array())
+            .flatten()
+            .filter_map(|x| x.as_u64())
+            .filter(|&x| x != 0)
+            .map(us)
+            .collect();
+        out.extend(tile_profile(dep, done, b as f64, us(last_exit)));
+    }
     if !comb.is_empty() {
         let c: Vec<&Rec> = comb.iter().filter(|r| r[ENTRY] > 0).collect();
         out.push(line(
@@ -180,6 +196,49 @@ pub fn analyse(v: &Value) -> Result<String, String> {
         ));
     }
     Ok(out.join("\n"))
+}
+
+/// Where the tiles of a call were consumed, from the per-tile stamps of a `FF_TILE_STAMPS=1`
+/// build (`done`: every stamped tile's end; `dep`: the first dependency met; `exit`: the last
+/// decode exit; all in us): the consumed bandwidth per microsecond from `dep`, the steady rate
+/// (from the tile that ends `n / 5`-th to the `4 n / 5`-th), how much later than at the steady
+/// rate from `dep` the first fifth of the tiles ended (the start's cost), how much longer than
+/// at the steady rate the last fifth took (the end's cost), and the last tile's end to the last
+/// exit.
+fn tile_profile(dep: f64, mut done: Vec<f64>, tile_bytes: f64, exit: f64) -> Vec<String> {
+    if done.len() < 10 || !dep.is_finite() {
+        return vec!["  tiles: too few stamped".into()];
+    }
+    done.sort_by(f64::total_cmp);
+    let n = done.len();
+    let (i, j) = (n / 5, 4 * n / 5);
+    let (a, b, last) = (done[i], done[j], done[n - 1]);
+    // Bytes per microsecond / 1e6 = TB/s.
+    let rate = (j - i) as f64 * tile_bytes / (b - a) / 1e6;
+    // Microseconds for `k` tiles at the steady rate.
+    let steady_us = |k: usize| k as f64 * tile_bytes / (rate * 1e6);
+    let bins = (last - dep).max(0.0).ceil() as usize + 1;
+    let mut per_us = vec![0u32; bins];
+    for &t in &done {
+        per_us[((t - dep).max(0.0)) as usize] += 1;
+    }
+    vec![
+        format!(
+            "  tiles: {n} stamped; first ends {:.1} us after dep; steady {rate:.2} TB/s; start lag {:.1} us, end lag {:.1} us; last tile -> last exit {:.1} us",
+            done[0] - dep,
+            a - dep - steady_us(i),
+            last - b - steady_us(n - 1 - j),
+            exit - last
+        ),
+        format!(
+            "  tiles consumed per us from dep (TB/s): {}",
+            per_us
+                .iter()
+                .map(|&c| format!("{:.1}", c as f64 * tile_bytes / 1e6))
+                .collect::<Vec<_>>()
+                .join(" ")
+        ),
+    ]
 }
 
 /// `cargo xtask timeline FILE...`.
@@ -250,6 +309,24 @@ mod tests {
         let mut v = v;
         v.as_object_mut().unwrap().remove("tile_bytes");
         assert!(analyse(&v).unwrap().contains("rate per CTA (tiles/us)"));
+    }
+
+    /// Tile stamps: 100 tiles of 1 MB, dep at 5 us. Tiles 0..19 end every 0.2 us from 5.0,
+    /// tiles 20..=80 every 0.1 us from 9.0 (10 TB/s), tiles 81..99 every 0.2 us from 15.2.
+    #[test]
+    fn tile_profile_lags() {
+        let mut done: Vec<f64> = (0..20).map(|k| 5.0 + 0.2 * k as f64).collect();
+        done.extend((20..=80).map(|k| 9.0 + 0.1 * (k - 20) as f64));
+        done.extend((81..100).map(|k| 15.0 + 0.2 * (k - 80) as f64));
+        let t = tile_profile(5.0, done, 1e6, 19.8).join("\n");
+        // Steady: tiles 20 -> 80, 60 MB in 6 us. Tile 20 ends 9.0, 2 us (20 tiles) after dep
+        // at the steady rate: 2.0 late. Tile 99 ends 18.8, 1.9 us (19 tiles) after tile 80
+        // at the steady rate: 1.9 late.
+        assert!(t.contains("steady 10.00 TB/s"), "{t}");
+        assert!(t.contains("start lag 2.0 us, end lag 1.9 us"), "{t}");
+        assert!(t.contains("first ends 0.0 us after dep"), "{t}");
+        assert!(t.contains("last tile -> last exit 1.0 us"), "{t}");
+        assert!(t.contains("(TB/s): 5.0 5.0 5.0 5.0 10.0 10.0"), "{t}");
     }
 
     /// The session 5 files in docs/results parse and give the numbers perf.md quotes.

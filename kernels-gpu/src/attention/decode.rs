@@ -455,6 +455,24 @@ impl RowSetup {
     }
 }
 
+/// Timeline, diagnostic builds only (`FF_TILE_STAMPS=1 cargo xtask bundle`, which compiles the
+/// kernels with `--cfg ff_tile_stamps`): thread 0 stamps when it has finished each of the first
+/// `TIMELINE_TILES` tiles (`done` tiles so far). The per-tile check cost the issue-bound fp8
+/// consumers 2-4% (W5, session 14), so default builds leave it out.
+///
+/// # Safety
+/// Consumer thread; the host sized the timeline for the grid (or passed none).
+#[cfg(ff_tile_stamps)]
+#[inline(always)]
+unsafe fn stamp_tile(p: &DecodeParams, done: u32) {
+    use ferroflash_contract::params::{TIMELINE_TILES, TIMELINE_WORDS};
+    if p.timeline_decode != NONE_ADDR && thread_idx_x() == 0 && done >= 1 && done <= TIMELINE_TILES {
+        let at = (grid_dim_x() * TIMELINE_WORDS + block_idx_x() * TIMELINE_TILES + done - 1) as u64;
+        // SAFETY: inside this CTA's tile stamps (the host sized the timeline for them).
+        unsafe { *Gmem::<u64>::from_addr(p.timeline_decode).add(at).ptr() = global_timer_ns() };
+    }
+}
+
 /// Timeline: thread 0 stamps when the first tile has landed.
 ///
 /// # Safety
@@ -610,6 +628,11 @@ unsafe fn consumer<
         // SAFETY: this thread's reads of the stage are done.
         unsafe { release_tile::<STAGES>(b, mbar, t) };
         t += 1;
+        #[cfg(ff_tile_stamps)]
+        // SAFETY: forwarded.
+        unsafe {
+            stamp_tile(p, t)
+        };
     }
     if tid == 0 {
         // SAFETY: the host sized the timeline for the grid (or passed none).
@@ -758,6 +781,11 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
         // SAFETY: this thread's reads of the stage are done (the wgmma group completed).
         unsafe { release_tile::<STAGES>(b, mbar, t) };
         t += 1;
+        #[cfg(ff_tile_stamps)]
+        // SAFETY: forwarded.
+        unsafe {
+            stamp_tile(p, t)
+        };
     }
     if tid == 0 {
         // SAFETY: the host sized the timeline for the grid (or passed none).
@@ -866,6 +894,11 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
         // SAFETY: this thread's reads of the stage are done.
         unsafe { release_tile::<STAGES>(b, mbar, t) };
         t += 1;
+        #[cfg(ff_tile_stamps)]
+        // SAFETY: forwarded.
+        unsafe {
+            stamp_tile(p, t)
+        };
     }
     if tid == 0 {
         // SAFETY: the host sized the timeline for the grid (or passed none).
