@@ -18,6 +18,10 @@ fn main() {
         println!("cargo:rerun-if-changed={}", workspace.join(dir).display());
     }
     println!("cargo:rerun-if-env-changed=FF_TILE_STAMPS");
+    println!("cargo::rustc-check-cfg=cfg(ff_tile_stamps)");
+    if ptxbuild::tile_stamps() {
+        println!("cargo:rustc-cfg=ff_tile_stamps");
+    }
     // The three arch builds are independent: run them side by side.
     let results: Vec<_> = std::thread::scope(|s| {
         let handles: Vec<_> = ptxbuild::Arch::ALL

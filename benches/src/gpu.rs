@@ -1,7 +1,8 @@
 //! The benchmark and check drivers.
 //!
 //! Method (shared/notes/house-style.md, "Benchmarks"): K/V pools hold `R` disjoint sets of pages
-//! (`R * KV bytes >= rot_gib`, so L2 never holds the working set); set `r` has its own region of
+//! (`R * KV bytes >= rot_gib`, so L2 never holds the working set; `--rot-gib 0` or less: one
+//! set reused by every call, a diagnostic); set `r` has its own region of
 //! the pool, its own page table (a random permutation of that region) and its own plan, as in
 //! the peers' harness. Time = median per call over 30 replays of a CUDA graph of
 //! `max(16, R)` calls cycling through the sets; "eager" = median of 60 single calls timed with
@@ -706,6 +707,9 @@ pub fn bench(
         },
     };
     println!("ceilings: copy {:.2} TB/s, read {:.2} TB/s ({}); this process measured copy {own_copy:.2}, read {own_read:.2}", ceil.copy_tbps, ceil.read_tbps, ceil.source);
+    if ferroflash::TILE_STAMPS_BUILD {
+        println!("note: a diagnostic build (FF_TILE_STAMPS=1): the kernels test for per-tile stamps, fp8 K/V ~4% slower");
+    }
     let mut out = match jsonl {
         Some(p) => Some(
             std::fs::OpenOptions::new()

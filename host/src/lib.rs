@@ -21,6 +21,7 @@ pub mod selftest;
 pub use decode::{
     decode, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Dtype16, Elem, Fp8Format,
     GraphCapacity, RawTensors, ScaleLayout, Splits, TailSplit, Timeline, TimelineRecord,
+    TILE_STAMPS_BUILD,
 };
 pub use device::{driver_present, Device, DeviceCaps};
 pub use error::{Error, Result};

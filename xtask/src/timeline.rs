@@ -168,7 +168,15 @@ pub fn analyse(v: &Value) -> Result<String, String> {
             .filter(|&x| x != 0)
             .map(us)
             .collect();
-        out.extend(tile_profile(dep, done, b as f64, us(last_exit)));
+        if dec.iter().any(|r| r[TILES] > TILE_STAMPS) {
+            // Only the first TILE_STAMPS tiles of a CTA are stamped: the profile would end
+            // where the stamps do, not where the call does.
+            out.push(format!(
+                "  tiles: some CTA has more than {TILE_STAMPS} tiles; only their first {TILE_STAMPS} are stamped, no profile"
+            ));
+        } else {
+            out.extend(tile_profile(dep, done, b as f64, us(last_exit)));
+        }
     }
     if !comb.is_empty() {
         let c: Vec<&Rec> = comb.iter().filter(|r| r[ENTRY] > 0).collect();
@@ -198,26 +206,30 @@ pub fn analyse(v: &Value) -> Result<String, String> {
     Ok(out.join("\n"))
 }
 
+/// Tiles per CTA with stamps (`TIMELINE_TILES`).
+const TILE_STAMPS: u64 = 64;
+
 /// Where the tiles of a call were consumed, from the per-tile stamps of a `FF_TILE_STAMPS=1`
 /// build (`done`: every stamped tile's end; `dep`: the first dependency met; `exit`: the last
 /// decode exit; all in us): the consumed bandwidth per microsecond from `dep`, the steady rate
-/// (from the tile that ends `n / 5`-th to the `4 n / 5`-th), how much later than at the steady
-/// rate from `dep` the first fifth of the tiles ended (the start's cost), how much longer than
-/// at the steady rate the last fifth took (the end's cost), and the last tile's end to the last
-/// exit.
+/// (over the tiles after the `n / 5 + 1`-th to end, up to the `4 n / 5 + 1`-th), how much later
+/// than at the steady rate from `dep` the first fifth of the tiles ended (the start's cost), how
+/// much longer than at the steady rate the last fifth took (the end's cost), and the last
+/// tile's end to the last exit.
 fn tile_profile(dep: f64, mut done: Vec<f64>, tile_bytes: f64, exit: f64) -> Vec<String> {
-    if done.len() < 10 || !dep.is_finite() {
-        return vec!["  tiles: too few stamped".into()];
-    }
     done.sort_by(f64::total_cmp);
     let n = done.len();
     let (i, j) = (n / 5, 4 * n / 5);
+    // `%globaltimer` ticks in 32 ns steps, so stamps can coincide: no rate without a span.
+    if n < 10 || !dep.is_finite() || done[j] <= done[i] {
+        return vec!["  tiles: too few stamped".into()];
+    }
     let (a, b, last) = (done[i], done[j], done[n - 1]);
     // Bytes per microsecond / 1e6 = TB/s.
     let rate = (j - i) as f64 * tile_bytes / (b - a) / 1e6;
     // Microseconds for `k` tiles at the steady rate.
     let steady_us = |k: usize| k as f64 * tile_bytes / (rate * 1e6);
-    let bins = (last - dep).max(0.0).ceil() as usize + 1;
+    let bins = (last - dep).max(0.0) as usize + 1;
     let mut per_us = vec![0u32; bins];
     for &t in &done {
         per_us[((t - dep).max(0.0)) as usize] += 1;
@@ -226,7 +238,7 @@ fn tile_profile(dep: f64, mut done: Vec<f64>, tile_bytes: f64, exit: f64) -> Vec
         format!(
             "  tiles: {n} stamped; first ends {:.1} us after dep; steady {rate:.2} TB/s; start lag {:.1} us, end lag {:.1} us; last tile -> last exit {:.1} us",
             done[0] - dep,
-            a - dep - steady_us(i),
+            a - dep - steady_us(i + 1),
             last - b - steady_us(n - 1 - j),
             exit - last
         ),
@@ -319,14 +331,35 @@ mod tests {
         done.extend((20..=80).map(|k| 9.0 + 0.1 * (k - 20) as f64));
         done.extend((81..100).map(|k| 15.0 + 0.2 * (k - 80) as f64));
         let t = tile_profile(5.0, done, 1e6, 19.8).join("\n");
-        // Steady: tiles 20 -> 80, 60 MB in 6 us. Tile 20 ends 9.0, 2 us (20 tiles) after dep
-        // at the steady rate: 2.0 late. Tile 99 ends 18.8, 1.9 us (19 tiles) after tile 80
-        // at the steady rate: 1.9 late.
+        // Steady: tiles 21 -> 80 end in (9.0, 15.0], 60 MB in 6 us. Tile 20 ends 9.0; 21
+        // tiles at the steady rate from dep would end at 7.1: 1.9 late. Tile 99 ends 18.8,
+        // 1.9 us (19 tiles) after tile 80 at the steady rate: 1.9 late.
         assert!(t.contains("steady 10.00 TB/s"), "{t}");
-        assert!(t.contains("start lag 2.0 us, end lag 1.9 us"), "{t}");
+        assert!(t.contains("start lag 1.9 us, end lag 1.9 us"), "{t}");
         assert!(t.contains("first ends 0.0 us after dep"), "{t}");
         assert!(t.contains("last tile -> last exit 1.0 us"), "{t}");
-        assert!(t.contains("(TB/s): 5.0 5.0 5.0 5.0 10.0 10.0"), "{t}");
+        // Bins from dep: 5 tiles per us over 5-9, 10 per us over 9-15 (bin 4 holds 9.0-9.9
+        // and bin 10 holds 15.0 and 15.2-15.8), then 5 per us to 18.8; no empty bin after.
+        assert!(
+            t.ends_with("(TB/s): 5.0 5.0 5.0 5.0 10.0 10.0 10.0 10.0 10.0 10.0 5.0 5.0 5.0 5.0"),
+            "{t}"
+        );
+    }
+
+    /// Session 14's stamped W2 file (call h) through `analyse`: 256 CTAs of 32 tiles, all
+    /// stamped.
+    #[test]
+    fn session14_tile_stamps() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let f =
+            format!("{root}/../docs/results/2026-11-30-h200-s14/h/tl/timeline-W2-b8-8k-p16.json");
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
+        let t = analyse(&v).unwrap();
+        assert!(
+            t.contains("tiles: 8192 stamped; first ends 3.8 us after dep"),
+            "{t}"
+        );
+        assert!(t.contains("last tile -> last exit 2.6 us"), "{t}");
     }
 
     /// The session 5 files in docs/results parse and give the numbers perf.md quotes.
