@@ -43,7 +43,7 @@ use ferroflash_contract::decode::{
 use ferroflash_contract::names::decode as names;
 pub use ferroflash_contract::names::Elem;
 use ferroflash_contract::params::{
-    DecodeParams, DecodeWork, MergeWork, NONE_ADDR, NO_WINDOW, TIMELINE_TILES, TIMELINE_WORDS,
+    DecodeParams, DecodeWork, MergeWork, NONE_ADDR, NO_WINDOW, TIMELINE_TILE_WORDS, TIMELINE_WORDS,
 };
 use ferroflash_contract::softmax::LOG2_E;
 use ferroflash_contract::PagedKvLayout;
@@ -449,7 +449,8 @@ pub struct DecodePlan {
 /// not run (past the graph-mode work count) stay zero.
 ///
 /// The decode buffer also has room for the per-tile stamps of diagnostic kernel builds
-/// (`FF_TILE_STAMPS=1`, `TIMELINE_TILES` per CTA after the records; [`Timeline::tile_stamps`]).
+/// (`FF_TILE_STAMPS=1`, `TIMELINE_TILE_WORDS` per CTA after the records;
+/// [`Timeline::tile_stamps`]).
 pub struct Timeline {
     decode: CudaSlice<u64>,
     combine: CudaSlice<u64>,
@@ -482,9 +483,10 @@ impl Timeline {
         ))
     }
 
-    /// Per decode CTA, when thread 0 finished each of its first `TIMELINE_TILES` tiles
-    /// (`%globaltimer` ns; 0 where no launch since [`DecodePlan::new_timeline`] stamped the
-    /// tile, so a launch with fewer tiles leaves an earlier one's stamps). Only kernels built
+    /// Per decode CTA, `TIMELINE_TILE_WORDS` stamps: when thread 0 finished each of its first
+    /// `TIMELINE_TILES` tiles, then when it found each one's stage full (`%globaltimer` ns; 0
+    /// where no launch since [`DecodePlan::new_timeline`] stamped the tile, so a launch with
+    /// fewer tiles leaves an earlier one's stamps). Only kernels built
     /// with `FF_TILE_STAMPS=1` write them ([`TILE_STAMPS_BUILD`]): all zeros otherwise.
     pub fn tile_stamps(&self, dev: &Device) -> Result<Vec<Vec<u64>>> {
         let v = dev
@@ -493,7 +495,7 @@ impl Timeline {
             .map_err(Error::driver("read timeline"))?;
         let tiles = &v[self.decode_grid * TIMELINE_WORDS as usize..];
         Ok(tiles
-            .chunks_exact(TIMELINE_TILES as usize)
+            .chunks_exact(TIMELINE_TILE_WORDS as usize)
             .map(|c| c.to_vec())
             .collect())
     }
@@ -1035,7 +1037,7 @@ impl DecodePlan {
         Ok(Timeline {
             decode_grid: decode_grid as usize,
             decode: s
-                .alloc_zeros(words(decode_grid) + (decode_grid * TIMELINE_TILES) as usize)
+                .alloc_zeros(words(decode_grid) + (decode_grid * TIMELINE_TILE_WORDS) as usize)
                 .map_err(Error::driver("alloc timeline"))?,
             combine: s
                 .alloc_zeros(words(combine_grid))

@@ -160,13 +160,18 @@ pub fn analyse(v: &Value) -> Result<String, String> {
             .filter(|r| r[DEP] > 0)
             .map(|r| us(r[DEP]))
             .fold(f64::INFINITY, f64::min);
-        let done: Vec<f64> = stamps
+        // Per CTA (in the records' order): TILE_STAMPS end stamps, then (files written after
+        // session 14's calls) TILE_STAMPS begin stamps.
+        let per_cta: Vec<Vec<u64>> = stamps
             .iter()
             .filter_map(|c| c.as_array())
-            .flatten()
-            .filter_map(|x| x.as_u64())
-            .filter(|&x| x != 0)
-            .map(us)
+            .map(|c| c.iter().map(|x| x.as_u64().unwrap_or(0)).collect())
+            .collect();
+        let done: Vec<f64> = per_cta
+            .iter()
+            .flat_map(|c| c.iter().take(TILE_STAMPS as usize))
+            .filter(|&&x| x != 0)
+            .map(|&x| us(x))
             .collect();
         if dec.iter().any(|r| r[TILES] > TILE_STAMPS) {
             // Only the first TILE_STAMPS tiles of a CTA are stamped: the profile would end
@@ -176,6 +181,17 @@ pub fn analyse(v: &Value) -> Result<String, String> {
             ));
         } else {
             out.extend(tile_profile(dep, done, b as f64, us(last_exit)));
+            if per_cta.len() == dec.len() {
+                let ctas: Vec<(f64, &[u64])> = dec
+                    .iter()
+                    .zip(&per_cta)
+                    .filter(|(r, c)| r[DEP] > 0 && c.len() >= 2 * TILE_STAMPS as usize)
+                    .map(|(r, c)| (us(r[DEP]), c.as_slice()))
+                    .collect();
+                if !ctas.is_empty() {
+                    out.push(tile_phases(&ctas, us));
+                }
+            }
         }
     }
     if !comb.is_empty() {
@@ -251,6 +267,45 @@ fn tile_profile(dep: f64, mut done: Vec<f64>, tile_bytes: f64, exit: f64) -> Vec
                 .join(" ")
         ),
     ]
+}
+
+/// From per-CTA begin (stage found full) and end stamps, `(dep, stamps)` per CTA with its own
+/// dependency met in us: the median consumer pass (begin to end) and wait for data (the
+/// previous tile's end, or the CTA's `dep` for tile 0, to begin) of tiles 0, 1, 2 and 3, and
+/// of the middle tiles (4 up to the last 4 of the CTA's stamped tiles); `us` converts a stamp.
+fn tile_phases(ctas: &[(f64, &[u64])], us: impl Fn(u64) -> f64) -> String {
+    let n = TILE_STAMPS as usize;
+    let median = |mut v: Vec<f64>| -> f64 {
+        if v.is_empty() {
+            return f64::NAN;
+        }
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    // (wait, pass) of the tiles of every CTA that `pick(t, stamped tiles)` selects.
+    let phase = |pick: &dyn Fn(usize, usize) -> bool| -> (f64, f64) {
+        let (mut wait, mut pass) = (Vec::new(), Vec::new());
+        for (dep, c) in ctas {
+            let stamped = (0..n).take_while(|&t| c[t] != 0 && c[n + t] != 0).count();
+            for t in (0..stamped).filter(|&t| pick(t, stamped)) {
+                let (begin, end) = (us(c[n + t]), us(c[t]));
+                pass.push(end - begin);
+                wait.push(begin - if t == 0 { *dep } else { us(c[t - 1]) });
+            }
+        }
+        (median(wait), median(pass))
+    };
+    let mut cols = Vec::new();
+    for k in 0..4 {
+        let (wait, pass) = phase(&|t, _| t == k);
+        cols.push(format!("tile {k}: wait {wait:.2} pass {pass:.2}"));
+    }
+    let (wait, pass) = phase(&|t, m| t >= 4 && t + 4 < m);
+    cols.push(format!("middle: wait {wait:.2} pass {pass:.2}"));
+    format!(
+        "  tile phases, median us (wait: the previous tile's end, or dep, to the stage found full; pass: to done): {}",
+        cols.join("; ")
+    )
 }
 
 /// `cargo xtask timeline FILE...`.
@@ -344,6 +399,34 @@ mod tests {
             t.ends_with("(TB/s): 5.0 5.0 5.0 5.0 10.0 10.0 10.0 10.0 10.0 10.0 5.0 5.0 5.0 5.0"),
             "{t}"
         );
+    }
+
+    /// Begin and end stamps (ns) of two CTAs with their own dep. CTA A (dep 1 us, 12 tiles):
+    /// tile t begins at 10 t + 3 us and takes t + 1 us. CTA B (dep 0, 2 tiles): tile t begins
+    /// at 5 + t and takes 0.5 us. Unstamped words are 0.
+    #[test]
+    fn tile_phases_pass_and_wait() {
+        let n = TILE_STAMPS as usize;
+        let mut a = vec![0u64; 2 * n];
+        for t in 0..12 {
+            a[n + t] = (10 * t as u64 + 3) * 1000;
+            a[t] = a[n + t] + (t as u64 + 1) * 1000;
+        }
+        let mut b = vec![0u64; 2 * n];
+        for t in 0..2 {
+            b[n + t] = (5 + t as u64) * 1000;
+            b[t] = b[n + t] + 500;
+        }
+        let t = tile_phases(&[(1.0, &a[..]), (0.0, &b[..])], |x| x as f64 * 1e-3);
+        // Tile 0: waits 2 (A) and 5 (B), passes 1 and 0.5: the upper medians 5 and 1.
+        assert!(t.contains("tile 0: wait 5.00 pass 1.00"), "{t}");
+        // Tile 1: A waits 13 - 4 = 9, passes 2; B waits 6 - 5.5 = 0.5, passes 0.5.
+        assert!(t.contains("tile 1: wait 9.00 pass 2.00"), "{t}");
+        // Tile 3: A only: waits 33 - 26 = 7, passes 4.
+        assert!(t.contains("tile 3: wait 7.00 pass 4.00"), "{t}");
+        // Middle of A: tiles 4..8 (4 + 4 < 12): waits 10 - t, passes t + 1 (t = 4..7); B has
+        // none. Upper medians: wait 5 (of 3, 4, 5, 6), pass 7 (of 5, 6, 7, 8).
+        assert!(t.contains("middle: wait 5.00 pass 7.00"), "{t}");
     }
 
     /// Session 14's stamped W2 file (call h) through `analyse`: 256 CTAs of 32 tiles, all

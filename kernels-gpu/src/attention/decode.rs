@@ -465,9 +465,39 @@ impl RowSetup {
 #[cfg(ff_tile_stamps)]
 #[inline(always)]
 unsafe fn stamp_tile(p: &DecodeParams, done: u32) {
-    use ferroflash_contract::params::{TIMELINE_TILES, TIMELINE_WORDS};
-    if p.timeline_decode != NONE_ADDR && thread_idx_x() == 0 && done >= 1 && done <= TIMELINE_TILES {
-        let at = (grid_dim_x() * TIMELINE_WORDS + block_idx_x() * TIMELINE_TILES + done - 1) as u64;
+    use ferroflash_contract::params::TIMELINE_TILES;
+    if done >= 1 && done <= TIMELINE_TILES {
+        // SAFETY: forwarded.
+        unsafe { stamp_tile_word(p, done - 1) };
+    }
+}
+
+/// Timeline, diagnostic builds only (see [`stamp_tile`]): thread 0 stamps when it found tile
+/// `t`'s stage full, so a tile's consumer pass (begin to end) and its wait for data (the
+/// previous end to this begin) can be told apart.
+///
+/// # Safety
+/// As [`stamp_tile`].
+#[cfg(ff_tile_stamps)]
+#[inline(always)]
+unsafe fn stamp_tile_begin(p: &DecodeParams, t: u32) {
+    use ferroflash_contract::params::TIMELINE_TILES;
+    if t < TIMELINE_TILES {
+        // SAFETY: forwarded.
+        unsafe { stamp_tile_word(p, TIMELINE_TILES + t) };
+    }
+}
+
+/// Word `w` of this CTA's per-tile stamps.
+///
+/// # Safety
+/// As [`stamp_tile`], and `w < TIMELINE_TILE_WORDS`.
+#[cfg(ff_tile_stamps)]
+#[inline(always)]
+unsafe fn stamp_tile_word(p: &DecodeParams, w: u32) {
+    use ferroflash_contract::params::{TIMELINE_TILE_WORDS, TIMELINE_WORDS};
+    if p.timeline_decode != NONE_ADDR && thread_idx_x() == 0 {
+        let at = (grid_dim_x() * TIMELINE_WORDS + block_idx_x() * TIMELINE_TILE_WORDS + w) as u64;
         // SAFETY: inside this CTA's tile stamps (the host sized the timeline for them).
         unsafe { *Gmem::<u64>::from_addr(p.timeline_decode).add(at).ptr() = global_timer_ns() };
     }
@@ -573,6 +603,11 @@ unsafe fn consumer<
     while t < b.num_tiles {
         // SAFETY: hand-over protocol (module doc).
         let (k_tile, v_tile) = unsafe { wait_tile::<STAGES>(b, mbar, t) };
+        #[cfg(ff_tile_stamps)]
+        // SAFETY: forwarded.
+        unsafe {
+            stamp_tile_begin(p, t)
+        };
 
         // S = Q·Kᵀ over this warp's 16 RG keys: NJ n8 tiles per m tile, 32 dims per K load;
         // each Q fragment is read once per k step and used for all RG key blocks.
@@ -741,6 +776,11 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
     while t < b.num_tiles {
         // SAFETY: hand-over protocol (module doc).
         let (k_tile, v_tile) = unsafe { wait_tile::<STAGES>(b, mbar, t) };
+        #[cfg(ff_tile_stamps)]
+        // SAFETY: forwarded.
+        unsafe {
+            stamp_tile_begin(p, t)
+        };
         // The stage was written by cp.async (generic proxy); wgmma reads it through the async
         // proxy.
         fence_proxy_async_shared_cta();
@@ -837,6 +877,11 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     while t < b.num_tiles {
         // SAFETY: hand-over protocol (module doc).
         let (k_tile, v_tile) = unsafe { wait_tile::<STAGES>(b, mbar, t) };
+        #[cfg(ff_tile_stamps)]
+        // SAFETY: forwarded.
+        unsafe {
+            stamp_tile_begin(p, t)
+        };
 
         // Sᵀ = K·Qᵀ over this warp's 16 keys; element e: key g + 8 (e / 2), row 2t + e % 2.
         let mut sc = [0f32; 4];
