@@ -111,12 +111,14 @@ pub const TIMELINE_WORDS: u32 = 12;
 /// Tiles per decode CTA with per-tile stamps. They are stored after the grid's records,
 /// [`TIMELINE_TILE_WORDS`] per CTA from word `grid * TIMELINE_WORDS + cta * TIMELINE_TILE_WORDS`:
 /// first when thread 0 finished tile `t` (word `t`), then when it found tile `t`'s stage full
-/// (word `TIMELINE_TILES + t`), for `t < TIMELINE_TILES`. Only diagnostic builds write them
+/// (word `TIMELINE_TILES + t`), then when the producer (lane 0 of load warp 0) finished issuing
+/// tile `t`'s copies (word `2 * TIMELINE_TILES + t`), for `t < TIMELINE_TILES`. Only diagnostic
+/// builds write them
 /// (`FF_TILE_STAMPS=1`, see `ptxbuild::tile_stamps`); the host always sizes the decode timeline
 /// for them.
 pub const TIMELINE_TILES: u32 = 64;
-/// Words of per-tile stamps per decode CTA: an end and a begin per tile.
-pub const TIMELINE_TILE_WORDS: u32 = 2 * TIMELINE_TILES;
+/// Words of per-tile stamps per decode CTA: an end, a begin and an issue per tile.
+pub const TIMELINE_TILE_WORDS: u32 = 3 * TIMELINE_TILES;
 
 /// Word index of each event in a CTA's timeline record (`%globaltimer` nanoseconds, except
 /// the SM id and the tile count). Words an event does not apply to stay as the host filled them.

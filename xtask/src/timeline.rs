@@ -302,10 +302,36 @@ fn tile_phases(ctas: &[(f64, &[u64])], us: impl Fn(u64) -> f64) -> String {
     }
     let (wait, pass) = phase(&|t, m| t >= 4 && t + 4 < m);
     cols.push(format!("middle: wait {wait:.2} pass {pass:.2}"));
-    format!(
+    let mut out = format!(
         "  tile phases, median us (wait: the previous tile's end, or dep, to the stage found full; pass: to done): {}",
         cols.join("; ")
-    )
+    );
+    // Issue stamps (third group), where the build wrote them: per tile, the medians of when
+    // it was issued, found full and done, from the CTA's dep.
+    if ctas.iter().all(|(_, c)| c.len() >= 3 * n) && ctas.iter().any(|(_, c)| c[2 * n] != 0) {
+        let mut rows = Vec::new();
+        for t in 0..8 {
+            let at = |w: usize| {
+                median(
+                    ctas.iter()
+                        .filter(|(_, c)| c[w] != 0)
+                        .map(|(dep, c)| us(c[w]) - dep)
+                        .collect(),
+                )
+            };
+            rows.push(format!(
+                "{t}: {:.2}/{:.2}/{:.2}",
+                at(2 * n + t),
+                at(n + t),
+                at(t)
+            ));
+        }
+        out.push_str(&format!(
+            "\n  tiles from dep, median us (issued/found full/done): {}",
+            rows.join("; ")
+        ));
+    }
+    out
 }
 
 /// `cargo xtask timeline FILE...`.

@@ -297,6 +297,11 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
         // the producers themselves never wait for data, only for free stages.
         // SAFETY: hand-over protocol; every load lane arrives once per tile.
         unsafe { cp_async_mbarrier_arrive_noinc_shared_b64(mbar.full(s)) };
+        #[cfg(ff_tile_stamps)]
+        // SAFETY: forwarded.
+        unsafe {
+            stamp_tile_issued(p, t, load_warp)
+        };
         t += 1;
     }
     if lane == 0 && load_warp == 0 {
@@ -485,6 +490,22 @@ unsafe fn stamp_tile_begin(p: &DecodeParams, t: u32) {
     if t < TIMELINE_TILES {
         // SAFETY: forwarded.
         unsafe { stamp_tile_word(p, TIMELINE_TILES + t) };
+    }
+}
+
+/// Timeline, diagnostic builds only (see [`stamp_tile`]): lane 0 of load warp 0 stamps when it
+/// finished issuing tile `t`'s copies.
+///
+/// # Safety
+/// As [`stamp_tile`].
+#[cfg(ff_tile_stamps)]
+#[inline(always)]
+unsafe fn stamp_tile_issued(p: &DecodeParams, t: u32, load_warp: u32) {
+    use ferroflash_contract::params::{TIMELINE_TILES, TIMELINE_TILE_WORDS, TIMELINE_WORDS};
+    if p.timeline_decode != NONE_ADDR && t < TIMELINE_TILES && load_warp == 0 && lane_id() == 0 {
+        let at = (grid_dim_x() * TIMELINE_WORDS + block_idx_x() * TIMELINE_TILE_WORDS + 2 * TIMELINE_TILES + t) as u64;
+        // SAFETY: inside this CTA's tile stamps (the host sized the timeline for them).
+        unsafe { *Gmem::<u64>::from_addr(p.timeline_decode).add(at).ptr() = global_timer_ns() };
     }
 }
 
