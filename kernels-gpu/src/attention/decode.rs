@@ -313,6 +313,11 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     // not rest on that alone (copies not committed to a group are not covered by wait_group).
     cp_async_commit_group();
     cp_async_wait_group::<0>();
+    #[cfg(ff_tile_stamps)]
+    if load_warp == 0 {
+        // SAFETY: forwarded.
+        unsafe { stamp_epi(p, 4) };
+    }
 }
 
 /// Split-KV cluster mode (See Note [cluster merge] in docs/DESIGN.md): never on the sm_80
@@ -504,6 +509,26 @@ unsafe fn stamp_tile_issued(p: &DecodeParams, t: u32, load_warp: u32) {
     use ferroflash_contract::params::{TIMELINE_TILES, TIMELINE_TILE_WORDS, TIMELINE_WORDS};
     if p.timeline_decode != NONE_ADDR && t < TIMELINE_TILES && load_warp == 0 && lane_id() == 0 {
         let at = (grid_dim_x() * TIMELINE_WORDS + block_idx_x() * TIMELINE_TILE_WORDS + 2 * TIMELINE_TILES + t) as u64;
+        // SAFETY: inside this CTA's tile stamps (the host sized the timeline for them).
+        unsafe { *Gmem::<u64>::from_addr(p.timeline_decode).add(at).ptr() = global_timer_ns() };
+    }
+}
+
+/// Timeline, diagnostic builds only: epilogue stamp `k` (< 8) of this CTA, stored by the
+/// calling thread in the issue group's words of tiles 56-63 (no decode CTA of the stamped
+/// workloads has that many tiles): 0 ring-reuse barrier passed (consumer thread 0), 1 scratch
+/// written, 2 first consumers' barrier passed, 3 pass 1 and its barrier done (all by consumer
+/// warp 0), 4 the producer's `wait_group 0` done (load warp 0). Whole warps store (the same
+/// address): a stamp by one lane next to a barrier hung the kernel (session 15).
+///
+/// # Safety
+/// As [`stamp_tile`].
+#[cfg(ff_tile_stamps)]
+#[inline(always)]
+unsafe fn stamp_epi(p: &DecodeParams, k: u32) {
+    use ferroflash_contract::params::{TIMELINE_TILES, TIMELINE_TILE_WORDS, TIMELINE_WORDS};
+    if p.timeline_decode != NONE_ADDR {
+        let at = (grid_dim_x() * TIMELINE_WORDS + block_idx_x() * TIMELINE_TILE_WORDS + 3 * TIMELINE_TILES - 8 + k) as u64;
         // SAFETY: inside this CTA's tile stamps (the host sized the timeline for them).
         unsafe { *Gmem::<u64>::from_addr(p.timeline_decode).add(at).ptr() = global_timer_ns() };
     }
@@ -1053,6 +1078,11 @@ unsafe fn enter_merge(p: &DecodeParams, b: &Block) -> f32 {
     let v_scale = scale_of(p, p.v_scale, &b.work);
     // SAFETY: forwarded; all 160 threads reach it.
     unsafe { barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads()) };
+    #[cfg(ff_tile_stamps)]
+    if thread_idx_x() < 32 {
+        // SAFETY: forwarded.
+        unsafe { stamp_epi(p, 0) };
+    }
     v_scale
 }
 
@@ -1114,8 +1144,18 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
     let s_o: Smem<f32> = dynamic_smem_base().byte_add(b.plan.ring_offset);
     let s_m: Smem<f32> = s_o.add(groups * rows * stride);
     let s_l: Smem<f32> = s_m.add(groups * rows);
+    #[cfg(ff_tile_stamps)]
+    if tid < 32 {
+        // SAFETY: forwarded.
+        unsafe { stamp_epi(p, 1) };
+    }
     // SAFETY: consumers only.
     unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
+    #[cfg(ff_tile_stamps)]
+    if tid < 32 {
+        // SAFETY: forwarded.
+        unsafe { stamp_epi(p, 2) };
+    }
 
     let final_out = b.work.partial_slot == FINAL_OUTPUT;
     // Cluster mode: this CTA's partial stays in its shared memory for `cluster_merge`.
@@ -1172,6 +1212,11 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
     }
     // SAFETY: consumers only.
     unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
+    #[cfg(ff_tile_stamps)]
+    if tid < 32 {
+        // SAFETY: forwarded.
+        unsafe { stamp_epi(p, 3) };
+    }
 
     // Pass 2: 8 output elements per thread per step.
     let mut idx = tid;
