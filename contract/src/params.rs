@@ -112,10 +112,10 @@ pub const TIMELINE_WORDS: u32 = 12;
 /// [`TIMELINE_TILE_WORDS`] per CTA from word `grid * TIMELINE_WORDS + cta * TIMELINE_TILE_WORDS`:
 /// first when thread 0 finished tile `t` (word `t`), then when it found tile `t`'s stage full
 /// (word `TIMELINE_TILES + t`), then when the producer (lane 0 of load warp 0) finished issuing
-/// tile `t`'s copies (word `2 * TIMELINE_TILES + t`), for `t < TIMELINE_TILES`. Only diagnostic
-/// builds write them
-/// (`FF_TILE_STAMPS=1`, see `ptxbuild::tile_stamps`); the host always sizes the decode timeline
-/// for them.
+/// tile `t`'s copies (word `2 * TIMELINE_TILES + t`), for `t < TIMELINE_TILES`; the last eight
+/// words hold the in-CTA merge's steps instead (`stamp_epi` in the kernels; no stamped workload
+/// has more than 56 tiles per CTA). Only diagnostic builds write them (`FF_TILE_STAMPS=1`, see
+/// `ptxbuild::tile_stamps`); the host always sizes the decode timeline for them.
 pub const TIMELINE_TILES: u32 = 64;
 /// Words of per-tile stamps per decode CTA: an end, a begin and an issue per tile.
 pub const TIMELINE_TILE_WORDS: u32 = 3 * TIMELINE_TILES;

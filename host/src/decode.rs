@@ -484,7 +484,8 @@ impl Timeline {
     }
 
     /// Per decode CTA, `TIMELINE_TILE_WORDS` stamps: when thread 0 finished each of its first
-    /// `TIMELINE_TILES` tiles, then when it found each one's stage full (`%globaltimer` ns; 0
+    /// `TIMELINE_TILES` tiles, when it found each one's stage full, when the load warp issued
+    /// it, and the merge's steps (layout: `TIMELINE_TILE_WORDS` in the contract; `%globaltimer` ns; 0
     /// where no launch since [`DecodePlan::new_timeline`] stamped the tile, so a launch with
     /// fewer tiles leaves an earlier one's stamps). Only kernels built
     /// with `FF_TILE_STAMPS=1` write them ([`TILE_STAMPS_BUILD`]): all zeros otherwise.

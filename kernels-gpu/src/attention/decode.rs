@@ -476,7 +476,7 @@ impl RowSetup {
 #[inline(always)]
 unsafe fn stamp_tile(p: &DecodeParams, done: u32) {
     use ferroflash_contract::params::TIMELINE_TILES;
-    if done >= 1 && done <= TIMELINE_TILES {
+    if thread_idx_x() == 0 && done >= 1 && done <= TIMELINE_TILES {
         // SAFETY: forwarded.
         unsafe { stamp_tile_word(p, done - 1) };
     }
@@ -492,7 +492,7 @@ unsafe fn stamp_tile(p: &DecodeParams, done: u32) {
 #[inline(always)]
 unsafe fn stamp_tile_begin(p: &DecodeParams, t: u32) {
     use ferroflash_contract::params::TIMELINE_TILES;
-    if t < TIMELINE_TILES {
+    if thread_idx_x() == 0 && t < TIMELINE_TILES {
         // SAFETY: forwarded.
         unsafe { stamp_tile_word(p, TIMELINE_TILES + t) };
     }
@@ -506,11 +506,10 @@ unsafe fn stamp_tile_begin(p: &DecodeParams, t: u32) {
 #[cfg(ff_tile_stamps)]
 #[inline(always)]
 unsafe fn stamp_tile_issued(p: &DecodeParams, t: u32, load_warp: u32) {
-    use ferroflash_contract::params::{TIMELINE_TILES, TIMELINE_TILE_WORDS, TIMELINE_WORDS};
-    if p.timeline_decode != NONE_ADDR && t < TIMELINE_TILES && load_warp == 0 && lane_id() == 0 {
-        let at = (grid_dim_x() * TIMELINE_WORDS + block_idx_x() * TIMELINE_TILE_WORDS + 2 * TIMELINE_TILES + t) as u64;
-        // SAFETY: inside this CTA's tile stamps (the host sized the timeline for them).
-        unsafe { *Gmem::<u64>::from_addr(p.timeline_decode).add(at).ptr() = global_timer_ns() };
+    use ferroflash_contract::params::TIMELINE_TILES;
+    if load_warp == 0 && lane_id() == 0 && t < TIMELINE_TILES {
+        // SAFETY: forwarded.
+        unsafe { stamp_tile_word(p, 2 * TIMELINE_TILES + t) };
     }
 }
 
@@ -526,15 +525,12 @@ unsafe fn stamp_tile_issued(p: &DecodeParams, t: u32, load_warp: u32) {
 #[cfg(ff_tile_stamps)]
 #[inline(always)]
 unsafe fn stamp_epi(p: &DecodeParams, k: u32) {
-    use ferroflash_contract::params::{TIMELINE_TILES, TIMELINE_TILE_WORDS, TIMELINE_WORDS};
-    if p.timeline_decode != NONE_ADDR {
-        let at = (grid_dim_x() * TIMELINE_WORDS + block_idx_x() * TIMELINE_TILE_WORDS + 3 * TIMELINE_TILES - 8 + k) as u64;
-        // SAFETY: inside this CTA's tile stamps (the host sized the timeline for them).
-        unsafe { *Gmem::<u64>::from_addr(p.timeline_decode).add(at).ptr() = global_timer_ns() };
-    }
+    use ferroflash_contract::params::TIMELINE_TILES;
+    // SAFETY: forwarded; k < 8.
+    unsafe { stamp_tile_word(p, 3 * TIMELINE_TILES - 8 + k) };
 }
 
-/// Word `w` of this CTA's per-tile stamps.
+/// Word `w` of this CTA's per-tile stamps, stored by the calling thread (the callers pick it).
 ///
 /// # Safety
 /// As [`stamp_tile`], and `w < TIMELINE_TILE_WORDS`.
@@ -542,7 +538,7 @@ unsafe fn stamp_epi(p: &DecodeParams, k: u32) {
 #[inline(always)]
 unsafe fn stamp_tile_word(p: &DecodeParams, w: u32) {
     use ferroflash_contract::params::{TIMELINE_TILE_WORDS, TIMELINE_WORDS};
-    if p.timeline_decode != NONE_ADDR && thread_idx_x() == 0 {
+    if p.timeline_decode != NONE_ADDR {
         let at = (grid_dim_x() * TIMELINE_WORDS + block_idx_x() * TIMELINE_TILE_WORDS + w) as u64;
         // SAFETY: inside this CTA's tile stamps (the host sized the timeline for them).
         unsafe { *Gmem::<u64>::from_addr(p.timeline_decode).add(at).ptr() = global_timer_ns() };
