@@ -27,7 +27,6 @@ const REMOTE_DONE: usize = 10;
 const WORDS: usize = 12;
 type Rec = [u64; WORDS];
 
-/// Percentiles `qs` (0..=1) of `v` (nearest rank).
 /// `a - b` nanoseconds in microseconds. `%globaltimer` stamps are ~1.8e18 ns: converted to f64
 /// before the subtraction they lose everything under 256 ns (session 15 found every earlier
 /// `cargo xtask timeline` figure rounded so), hence the difference in integers first.
@@ -35,6 +34,16 @@ fn ns_to_us(a: u64, b: u64) -> f64 {
     (a as i128 - b as i128) as f64 * 1e-3
 }
 
+/// The upper median of `v`, NaN when empty.
+fn median(mut v: Vec<f64>) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Percentiles `qs` (0..=1) of `v` (nearest rank).
 fn percentiles(v: &[f64], qs: &[f64]) -> Vec<f64> {
     let mut s = v.to_vec();
     s.sort_by(|a, b| a.partial_cmp(b).unwrap());
@@ -282,16 +291,11 @@ fn tile_profile(dep: f64, mut done: Vec<f64>, tile_bytes: f64, exit: f64) -> Vec
 /// From per-CTA begin (stage found full) and end stamps, `(dep, stamps)` per CTA with its own
 /// dependency met in us: the median consumer pass (begin to end) and wait for data (the
 /// previous tile's end, or the CTA's `dep` for tile 0, to begin) of tiles 0, 1, 2 and 3, and
-/// of the middle tiles (4 up to the last 4 of the CTA's stamped tiles); `us` converts a stamp.
+/// of the middle tiles (4 up to the last 4 of the CTA's stamped tiles); where the build also
+/// wrote issue stamps (third group), the medians from `dep` of when tiles 0-7 were issued,
+/// found full and done. `us` converts a stamp.
 fn tile_phases(ctas: &[(f64, &[u64])], us: impl Fn(u64) -> f64) -> String {
     let n = TILE_STAMPS as usize;
-    let median = |mut v: Vec<f64>| -> f64 {
-        if v.is_empty() {
-            return f64::NAN;
-        }
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
     // (wait, pass) of the tiles of every CTA that `pick(t, stamped tiles)` selects.
     let phase = |pick: &dyn Fn(usize, usize) -> bool| -> (f64, f64) {
         let (mut wait, mut pass) = (Vec::new(), Vec::new());
@@ -363,10 +367,6 @@ fn epilogue_phases(dec: &[Rec], per_cta: &[Vec<u64>]) -> Vec<String> {
     if stamped.is_empty() {
         return Vec::new();
     }
-    let median = |mut v: Vec<f64>| -> f64 {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
     let from_end = |at: &dyn Fn(&Rec, &[u64]) -> u64| -> f64 {
         median(
             stamped
