@@ -514,10 +514,10 @@ unsafe fn stamp_tile_issued(p: &DecodeParams, t: u32, load_warp: u32) {
 }
 
 /// Timeline, diagnostic builds only: epilogue stamp `k` (< 8) of this CTA, stored by the
-/// calling thread in the issue group's words of tiles 56-63 (no decode CTA of the stamped
-/// workloads has that many tiles): 0 ring-reuse barrier passed (consumer thread 0), 1 scratch
-/// written, 2 first consumers' barrier passed, 3 pass 1 and its barrier done (all by consumer
-/// warp 0), 4 the producer's `wait_group 0` done (load warp 0). Whole warps store (the same
+/// calling threads in the issue group's words of tiles 56-63 (no decode CTA of the stamped
+/// workloads has that many tiles): 0 ring-reuse barrier passed, 1 scratch written, 2 first
+/// consumers' barrier passed, 3 pass 1 and its barrier done (all by consumer warp 0), 4 the
+/// producer's `wait_group 0` done (load warp 0). Whole warps store (the same
 /// address): a stamp by one lane next to a barrier hung the kernel (session 15).
 ///
 /// # Safety
