@@ -12,6 +12,7 @@
 use crate::workloads::Spec;
 use cudarc::driver::sys::{CUevent_flags, CUgraphInstantiate_flags, CUstreamCaptureMode};
 use cudarc::driver::{CudaGraph, CudaSlice};
+use ferroflash::KvLayout;
 use ferroflash::{
     bench, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Device, Dtype16, Error, Fp8Format,
     ScaleLayout, Splits,
@@ -209,6 +210,8 @@ pub struct Knobs {
     pub combine_parts: Option<u32>,
     /// `--narrow auto|on|off`.
     pub narrow_rows: Option<bool>,
+    /// `--kv-layout nhd|hnd`.
+    pub kv_layout: KvLayout,
 }
 
 impl Default for Knobs {
@@ -226,6 +229,7 @@ impl Default for Knobs {
             max_cluster_splits: c.max_cluster_splits,
             combine_parts: c.combine_parts,
             narrow_rows: c.narrow_rows,
+            kv_layout: c.kv_layout,
         }
     }
 }
@@ -278,6 +282,7 @@ impl Case {
         cfg.max_cluster_splits = knobs.max_cluster_splits;
         cfg.combine_parts = knobs.combine_parts;
         cfg.narrow_rows = knobs.narrow_rows;
+        cfg.kv_layout = knobs.kv_layout;
         let s = dev.stream();
         let pool_elems = cfg.pool_elems();
         let mut rng = Rng(0x5eed ^ page as u64);
@@ -424,6 +429,7 @@ impl Case {
                 kv_heads: kvh,
                 head_dim: d,
                 page_size: page,
+                kv_layout: self.cfg.kv_layout,
                 q_lens: vec![q_len as u32],
                 kv_lens: vec![kv_len],
                 sm_scale: 1.0 / (d as f32).sqrt(),
@@ -619,7 +625,10 @@ fn bench_case(
     Ok(serde_json::json!({
         "peer": "ferroflash",
         "workload": c.name,
-        "layout": format!("paged p{page}"),
+        "layout": match c.cfg.kv_layout {
+            KvLayout::Nhd => format!("paged p{page}"),
+            KvLayout::Hnd => format!("paged p{page} hnd"),
+        },
         "min_bytes": c.min_bytes,
         "ms": ms,
         "eager_ms": eager_ms,
@@ -823,6 +832,7 @@ fn cpu_fallback(specs: &[Spec]) -> Result<(), String> {
             kv_heads: spec.kv_heads as usize,
             head_dim: spec.head_dim as usize,
             page_size: page as usize,
+            kv_layout: KvLayout::Nhd,
             q_lens: vec![spec.q_len; lens.len()],
             kv_lens: lens.clone(),
             sm_scale: 1.0 / (spec.head_dim as f32).sqrt(),

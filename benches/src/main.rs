@@ -82,6 +82,10 @@ enum Cmd {
         /// rows: `auto` (the library's choice: fp8 K/V only), `on` or `off`.
         #[arg(long, default_value = "auto")]
         narrow: String,
+        /// Axis order inside a K/V page: `nhd` (`[pages, page_size, kv_heads, head_dim]`, the
+        /// peers' layout, default) or `hnd` (`[pages, kv_heads, page_size, head_dim]`).
+        #[arg(long, default_value = "nhd")]
+        kv_layout: String,
         /// Also record per-CTA timestamps of one call (after timing) into DIR/timeline-*.json
         /// and print where the call's time goes.
         #[arg(long, value_name = "DIR")]
@@ -136,6 +140,7 @@ fn main() {
             cluster_max,
             combine_parts,
             narrow,
+            kv_layout,
             timeline,
         } => {
             let splits = match splits.as_str() {
@@ -165,6 +170,11 @@ fn main() {
                 "auto" => Ok(None),
                 v => on_off("--narrow", v, "auto, on or off").map(Some),
             };
+            let kv_layout = match kv_layout.as_str() {
+                "nhd" => Ok(ferroflash::KvLayout::Nhd),
+                "hnd" => Ok(ferroflash::KvLayout::Hnd),
+                v => Err(format!("--kv-layout {v}: nhd or hnd")),
+            };
             splits.and_then(|splits| {
                 let knobs = gpu::Knobs {
                     splits,
@@ -176,6 +186,7 @@ fn main() {
                     max_cluster_splits: cluster_max,
                     combine_parts: combine_parts?,
                     narrow_rows: narrow_rows?,
+                    kv_layout: kv_layout?,
                 };
                 load(&common).and_then(|w| {
                     gpu::bench(

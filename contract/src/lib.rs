@@ -16,5 +16,5 @@ pub mod smem;
 pub mod softmax;
 
 pub use fp8::Fp8Format;
-pub use paged::PagedKvLayout;
+pub use paged::{KvLayout, PagedKvLayout};
 pub use softmax::SoftmaxState;

@@ -152,7 +152,8 @@ pub enum TimelineEvent {
 /// Parameters of the paged decode kernel and its combine kernel (one block, passed by value).
 ///
 /// Layouts: `q`/`o` `[tokens, q_heads, head_dim]`; K/V pools
-/// `[num_pages, page_size, kv_heads, head_dim]` (see [`crate::paged`]); `lse` `[tokens, q_heads]`
+/// `[num_pages, page_size, kv_heads, head_dim]` or `[num_pages, kv_heads, page_size, head_dim]`
+/// (see [`crate::paged`]; the kernels read only the row strides); `lse` `[tokens, q_heads]`
 /// f32 natural log; page table CSR (`page_indptr[num_requests + 1]`, `page_indices`, u32);
 /// `kv_lens[num_requests]`, `q_indptr[num_requests + 1]` u32; partial O
 /// `[slots, ROWS_PER_BLOCK, head_dim]` f32 normalised, partial LSE `[slots, ROWS_PER_BLOCK]` f32
@@ -226,4 +227,10 @@ pub struct DecodeParams {
     /// `b` merges item `b / combine_parts` over columns `part * head_dim / combine_parts ..`
     /// with `part = b % combine_parts` (See Note [combine parts] in docs/DESIGN.md).
     pub combine_parts: u32,
+    /// K/V rows between consecutive tokens of one kv head in a page
+    /// ([`crate::PagedKvLayout::slot_stride_rows`]: `kv_heads` for NHD pages, 1 for HND).
+    pub kv_slot_stride_rows: u32,
+    /// K/V rows between consecutive kv heads of one token in a page
+    /// ([`crate::PagedKvLayout::head_stride_rows`]: 1 for NHD pages, `page_size` for HND).
+    pub kv_head_stride_rows: u32,
 }

@@ -4,8 +4,9 @@
 //! - `q`, `o`: `[total_tokens, q_heads, head_dim]`, tokens of request `r` at rows
 //!   `q_indptr[r]..q_indptr[r + 1]` (1..=16 new tokens per request). `o` has the config's 16-bit
 //!   `dtype`; `q` too, or fp8 in all-FP8 mode (`q_fp8`, then `dtype` must be bf16).
-//! - K and V page pools: `[num_pages, page_size, kv_heads, head_dim]` each (any
-//!   `page_size >= 1`), in `dtype` or, with `kv_fp8`, as e4m3/e5m2 codes (one byte each),
+//! - K and V page pools: `[num_pages, page_size, kv_heads, head_dim]` each ("NHD", the default)
+//!   or `[num_pages, kv_heads, page_size, head_dim]` ("HND", `kv_layout`), any
+//!   `page_size >= 1`, in `dtype` or, with `kv_fp8`, as e4m3/e5m2 codes (one byte each),
 //!   dequantized inside the kernel.
 //! - Scales (optional f32 tables, `scales` says their layout: one value, one per kv head, or one
 //!   per (request, kv head) as `[requests, kv_heads]`): `q_scale` and `k_scale` multiply the
@@ -46,7 +47,7 @@ use ferroflash_contract::params::{
     DecodeParams, DecodeWork, MergeWork, NONE_ADDR, NO_WINDOW, TIMELINE_TILE_WORDS, TIMELINE_WORDS,
 };
 use ferroflash_contract::softmax::LOG2_E;
-use ferroflash_contract::PagedKvLayout;
+use ferroflash_contract::{KvLayout, PagedKvLayout};
 
 /// 16-bit element type of Q, K, V and O.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,6 +82,9 @@ pub struct DecodeConfig {
     pub page_size: u32,
     /// Pages in each of the K and V pools.
     pub num_pages: u32,
+    /// Axis order inside a page: NHD `[num_pages, page_size, kv_heads, head_dim]` (default) or
+    /// HND `[num_pages, kv_heads, page_size, head_dim]` (a kv head's rows of a page contiguous).
+    pub kv_layout: KvLayout,
     /// Output type, and Q's type unless `q_fp8`; K/V's type unless `kv_fp8`.
     pub dtype: Dtype16,
     /// K/V pools hold fp8 codes of this format (dequantized in the kernel).
@@ -152,6 +156,7 @@ impl DecodeConfig {
             head_dim,
             page_size,
             num_pages,
+            kv_layout: KvLayout::Nhd,
             dtype,
             kv_fp8: None,
             q_fp8: false,
@@ -208,6 +213,7 @@ impl DecodeConfig {
             page_size_tokens: self.page_size,
             kv_heads: self.kv_heads,
             head_dim: self.head_dim,
+            layout: self.kv_layout,
         }
     }
     /// Elements in one K (or V) pool (the config is validated: the product fits).
@@ -1321,6 +1327,8 @@ impl DecodePlan {
             },
             cluster_splits: self.cluster,
             combine_parts: self.combine_parts,
+            kv_slot_stride_rows: c.layout().slot_stride_rows(),
+            kv_head_stride_rows: c.layout().head_stride_rows(),
         })
     }
 

@@ -25,5 +25,6 @@ pub use decode::{
 };
 pub use device::{driver_present, Device, DeviceCaps};
 pub use error::{Error, Result};
+pub use ferroflash_contract::KvLayout;
 pub use launch::LaunchDims;
 pub use module::ModuleArch;

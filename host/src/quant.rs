@@ -37,7 +37,7 @@ pub fn dequantize(codes: &[u8], fmt: Fp8Format, scale: f32) -> Vec<f32> {
     codes.iter().map(|&c| fmt.decode(c) * scale).collect()
 }
 
-/// Quantise a K or V page pool (`[num_pages, page_size, kv_heads, head_dim]`) with one scale per
+/// Quantise a K or V page pool (in `layout`'s axis order, NHD or HND) with one scale per
 /// kv head (the kernels' per-kv-head `k_scale` / `v_scale`). Returns the codes and the scales.
 pub fn quantize_pool_per_head<T: Copy + Into<f32>>(
     pool: &[T],
@@ -52,9 +52,10 @@ pub fn quantize_pool_per_head<T: Copy + Into<f32>>(
         "pool length is not a whole number of (token, kv head) rows"
     );
     let rows = pool.chunks_exact(d);
+    let head_of = |row: usize| layout.kv_head_of_elem((row * d) as u64) as usize;
     let mut amax = vec![0f32; heads];
     for (i, row) in rows.clone().enumerate() {
-        let h = i % heads;
+        let h = head_of(i);
         for &v in row {
             let v: f32 = v.into();
             if v.is_finite() {
@@ -68,7 +69,7 @@ pub fn quantize_pool_per_head<T: Copy + Into<f32>>(
         .collect();
     let codes = rows
         .enumerate()
-        .flat_map(|(i, row)| quantize(row, fmt, scales[i % heads]))
+        .flat_map(|(i, row)| quantize(row, fmt, scales[head_of(i)]))
         .collect();
     (codes, scales)
 }
@@ -116,6 +117,7 @@ mod tests {
             page_size_tokens: 2,
             kv_heads: 2,
             head_dim: 4,
+            layout: ferroflash_contract::KvLayout::Nhd,
         };
         // 3 pages x 2 slots x 2 heads x 4: head 0 values up to 1, head 1 up to 100.
         let pool: Vec<f32> = (0..48)
@@ -139,6 +141,23 @@ mod tests {
                 pool[i]
             );
         }
+    }
+
+    #[test]
+    fn per_head_scales_follow_the_hnd_layout() {
+        let layout = PagedKvLayout {
+            page_size_tokens: 2,
+            kv_heads: 2,
+            head_dim: 4,
+            layout: ferroflash_contract::KvLayout::Hnd,
+        };
+        // 3 pages x 2 heads x 2 slots x 4: head 0's rows (8 elements per page) up to 1, head 1's
+        // up to 100.
+        let pool: Vec<f32> = (0..48)
+            .map(|i| if (i / 8) % 2 == 0 { 1.0 } else { 100.0 })
+            .collect();
+        let (_, scales) = quantize_pool_per_head(&pool, layout, Fp8Format::E4m3);
+        assert_eq!(scales, vec![1.0 / 448.0, 100.0 / 448.0]);
     }
 
     #[test]

@@ -83,6 +83,7 @@ pub fn reference_f64(p: &Problem, x: &Inputs) -> Output {
 pub fn dense_f64(p: &Problem, x: &Inputs) -> Output {
     check_args(p, x);
     let (hq, hkv, d, ps) = (p.q_heads, p.kv_heads, p.head_dim, p.page_size);
+    let layout = p.layout();
     let q_indptr = p.q_indptr();
     let per_request: Vec<Output> = (0..p.num_requests())
         .into_par_iter()
@@ -92,9 +93,12 @@ pub fn dense_f64(p: &Problem, x: &Inputs) -> Output {
             let gather = |pool: &[f32]| -> Vec<f64> {
                 let mut dense = Vec::with_capacity(kv_len * hkv * d);
                 for t in 0..kv_len {
-                    let page = x.page_indices[x.page_indptr[r] as usize + t / ps] as usize;
-                    let base = (page * ps + t % ps) * hkv * d;
-                    dense.extend(pool[base..base + hkv * d].iter().map(|&v| v as f64));
+                    let page = x.page_indices[x.page_indptr[r] as usize + t / ps];
+                    for kvh in 0..hkv {
+                        let slot = (t % ps) as u32;
+                        let base = layout.row_offset_elems(page, slot, kvh as u32) as usize;
+                        dense.extend(pool[base..base + d].iter().map(|&v| v as f64));
+                    }
                 }
                 dense
             };

@@ -103,7 +103,7 @@ pub fn generate(p: &Problem, o: &GenOptions) -> Inputs {
     };
     let k_scale = kv_scales(p, o.kv_scale_mode, &k_raw, &mut rng);
     let v_scale = kv_scales(p, o.kv_scale_mode, &v_raw, &mut rng);
-    let head_of = |i: usize| (i / p.head_dim) % p.kv_heads;
+    let head_of = |i: usize| layout.kv_head_of_elem(i as u64) as usize;
     let (k_bits, k_pool) = store(p.kv_dtype, &k_raw, |i| k_scale[head_of(i)]);
     let (v_bits, v_pool) = store(p.kv_dtype, &v_raw, |i| v_scale[head_of(i)]);
 
@@ -132,8 +132,15 @@ pub fn generate(p: &Problem, o: &GenOptions) -> Inputs {
 
 /// Per-kv-head dequantisation scales of one pool (see the module doc).
 fn kv_scales(p: &Problem, mode: ScaleMode, raw: &[f32], rng: &mut StdRng) -> Vec<f32> {
-    let (hkv, d) = (p.kv_heads, p.head_dim);
-    let head_amax = |h: usize| amax(raw.chunks(d).skip(h).step_by(hkv).flatten());
+    let (hkv, d, layout) = (p.kv_heads, p.head_dim, p.layout());
+    let head_amax = |h: usize| {
+        amax(
+            raw.chunks(d)
+                .enumerate()
+                .filter(|&(row, _)| layout.kv_head_of_elem((row * d) as u64) as usize == h)
+                .flat_map(|(_, r)| r),
+        )
+    };
     match (p.kv_dtype.fp8(), mode) {
         (Some(_), ScaleMode::PerTensor) => vec![fp8_scale(p.kv_dtype, amax(raw.iter())); hkv],
         (Some(_), ScaleMode::PerHead) => (0..hkv)

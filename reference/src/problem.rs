@@ -3,7 +3,7 @@
 
 use std::ops::Range;
 
-use ferroflash_contract::PagedKvLayout;
+use ferroflash_contract::{KvLayout, PagedKvLayout};
 
 use crate::dtype::{DType, Storage};
 
@@ -21,6 +21,8 @@ pub struct Problem {
     pub head_dim: usize,
     /// Tokens per KV page.
     pub page_size: usize,
+    /// Axis order inside a K/V page (NHD or HND, see [`ferroflash_contract::paged`]).
+    pub kv_layout: KvLayout,
     /// Query tokens per request (1..=16).
     pub q_lens: Vec<u32>,
     /// KV tokens per request, including its query tokens (may be 0 or below `q_len`).
@@ -74,6 +76,7 @@ impl Problem {
             page_size_tokens: self.page_size as u32,
             kv_heads: self.kv_heads as u32,
             head_dim: self.head_dim as u32,
+            layout: self.kv_layout,
         }
     }
 
@@ -168,7 +171,8 @@ fn visible_keys(kv_len: u32, pos: i64, window_left: Option<u32>) -> Range<u32> {
 pub struct Inputs {
     /// `[total_tokens, q_heads, head_dim]` decoded Q values (before `q_scale`).
     pub q: Vec<f32>,
-    /// `[num_pages, page_size, kv_heads, head_dim]` decoded K values (before `k_scale`).
+    /// K pool in `Problem::kv_layout` (NHD: `[num_pages, page_size, kv_heads, head_dim]`),
+    /// decoded values (before `k_scale`).
     pub k_pool: Vec<f32>,
     /// Like `k_pool`, for V.
     pub v_pool: Vec<f32>,

@@ -24,6 +24,7 @@ fn problem(
         kv_heads,
         head_dim,
         page_size,
+        kv_layout: ferroflash_contract::KvLayout::Nhd,
         q_lens,
         kv_lens,
         sm_scale: 1.0 / (head_dim as f32).sqrt(),
@@ -118,6 +119,48 @@ fn sweep(page_size: usize) {
                 1e-9,
                 &format!("{p:?} {o:?}"),
             );
+        }
+    }
+}
+
+/// The same logical K/V stored as HND pages gives the same result as NHD pages, bit for bit,
+/// from both references.
+#[test]
+fn hnd_pages_give_the_nhd_result() {
+    use ferroflash_contract::KvLayout;
+    let mut rng = StdRng::seed_from_u64(0x4d);
+    for page_size in [1, 3, 16] {
+        for ratio in [1, 4] {
+            let (p, o) = random_case(&mut rng, page_size, ratio, 4);
+            let x = generate(&p, &o);
+            let hnd = Problem {
+                kv_layout: KvLayout::Hnd,
+                ..p.clone()
+            };
+            let (from, to) = (p.layout(), hnd.layout());
+            let transpose = |pool: &[f32]| {
+                let mut out = vec![f32::NAN; pool.len()];
+                let d = p.head_dim;
+                for page in 0..x.num_pages as u32 {
+                    for slot in 0..page_size as u32 {
+                        for h in 0..p.kv_heads as u32 {
+                            let a = from.row_offset_elems(page, slot, h) as usize;
+                            let b = to.row_offset_elems(page, slot, h) as usize;
+                            out[b..b + d].copy_from_slice(&pool[a..a + d]);
+                        }
+                    }
+                }
+                out
+            };
+            let y = Inputs {
+                k_pool: transpose(&x.k_pool),
+                v_pool: transpose(&x.v_pool),
+                ..x.clone()
+            };
+            let want = reference_f64(&p, &x);
+            for got in [reference_f64(&hnd, &y), dense_f64(&hnd, &y)] {
+                assert_same(&got, &want, 1e-12, &format!("HND {p:?}"));
+            }
         }
     }
 }

@@ -5,8 +5,8 @@
 use crate::{Case, CaseResult, Outcome};
 use cudarc::driver::CudaSlice;
 use ferroflash::{
-    BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Device, Dtype16, Fp8Format, ScaleLayout,
-    Splits,
+    BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Device, Dtype16, Fp8Format, KvLayout,
+    ScaleLayout, Splits,
 };
 use ferroflash_reference::check::{compare, tolerance_for};
 use ferroflash_reference::gen::SplitMix64;
@@ -57,6 +57,8 @@ pub struct DecodeCase {
     pub row_split: Option<bool>,
     /// `DecodeConfig::wgmma` (default `None`: automatic).
     pub wgmma: Option<bool>,
+    /// Axis order inside a K/V page (default NHD).
+    pub kv_layout: KvLayout,
 }
 
 /// Where a non-finite value is planted: Q of request 0's first token, head 0, dim 3; or the K
@@ -211,6 +213,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
         kv_heads: c.kv_heads,
         head_dim: c.head_dim,
         page_size: c.page_size,
+        kv_layout: c.kv_layout,
         q_lens: vec![c.q_len; c.kv_lens.len()],
         kv_lens: c.kv_lens.clone(),
         sm_scale: 1.0 / (c.head_dim as f32).sqrt(),
@@ -269,6 +272,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.narrow_rows = c.narrow_rows;
     cfg.row_split = c.row_split;
     cfg.wgmma = c.wgmma;
+    cfg.kv_layout = c.kv_layout;
     cfg.sm_scale = Some(problem.sm_scale);
     let q_indptr = problem.q_indptr();
     let plan = DecodePlan::new(
@@ -424,6 +428,16 @@ fn case_result(dev: &Device, c: &DecodeCase) -> CaseResult {
         .map_err(|e| format!("{e}\n    case: {c:?}"))
 }
 
+/// The page layout both sweeps cycle: every fifth case HND (a period prime to the sweeps' 4
+/// ratios and 3 or 6 modes, so HND meets every dim, page size and ratio).
+fn cycled_kv_layout(i: u64) -> KvLayout {
+    if i % 5 == 4 {
+        KvLayout::Hnd
+    } else {
+        KvLayout::Nhd
+    }
+}
+
 /// The option cycles both sweeps share (case `i`): softcap, sliding window, splits.
 fn cycled_softcap(i: u64) -> Option<f32> {
     (i % 5 == 1).then_some(30.0)
@@ -483,6 +497,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     narrow_rows: None,
                     row_split: None,
                     wgmma: None,
+                    kv_layout: cycled_kv_layout(i),
                 });
                 i += 1;
             }
@@ -545,6 +560,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     narrow_rows: None,
                     row_split: None,
                     wgmma: None,
+                    kv_layout: cycled_kv_layout(i),
                 });
                 i += 1;
             }
@@ -621,6 +637,10 @@ pub fn cases() -> Vec<Case> {
             run: wgmma_consumer,
         },
         Case {
+            name: "decode/hnd_pages_against_reference",
+            run: hnd_pages,
+        },
+        Case {
             name: "decode/empty_requests_zero_and_neg_inf",
             run: empty_requests,
         },
@@ -666,7 +686,68 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         narrow_rows: None,
         row_split: None,
         wgmma: None,
+        kv_layout: KvLayout::Nhd,
     }
+}
+
+/// HND pages (`[num_pages, kv_heads, page_size, head_dim]`, See Note [kv layout] in
+/// docs/DESIGN.md) against the reference: page sizes 1, 3, 5, 16, 24 and 64, one to eight kv
+/// heads (the head stride is the page size), every head dim, ratios 1-12, 1-16 new tokens, the
+/// 16-bit, fp8-KV and all-FP8 modes, the plan's consumers (16-row, narrow, row-split, wgmma),
+/// splits with the cluster merge and with the combine, and lengths 0, 1, page +- 1 and longer.
+fn hnd_pages(d: &Device) -> CaseResult {
+    use DType::{Bf16, E4m3, E5m2, F16};
+    let mut failures = Vec::new();
+    for (i, (head_dim, page, kv_heads, group, q_len, (q, kv), splits, cluster)) in [
+        (128, 16, 8, 4, 1, (Bf16, Bf16), Splits::Auto, true),
+        (128, 16, 8, 4, 1, (Bf16, E4m3), Splits::Auto, true),
+        (128, 1, 3, 4, 4, (F16, F16), Splits::Fixed(3), true),
+        (128, 3, 2, 12, 1, (Bf16, Bf16), Splits::Fixed(2), false),
+        (64, 64, 2, 8, 16, (Bf16, Bf16), Splits::Auto, true),
+        (256, 16, 2, 1, 16, (F16, E5m2), Splits::Fixed(2), true),
+        (128, 5, 3, 7, 2, (E4m3, E4m3), Splits::Fixed(4), true),
+        (64, 24, 4, 4, 1, (Bf16, E4m3), Splits::Fixed(5), false),
+        (256, 1, 1, 8, 1, (Bf16, Bf16), Splits::Auto, true),
+        (128, 64, 2, 4, 16, (Bf16, Bf16), Splits::Fixed(2), true),
+        (128, 3, 4, 1, 8, (F16, E4m3), Splits::Auto, true),
+        (64, 16, 2, 12, 4, (F16, F16), Splits::Fixed(3), false),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let p = page as u32;
+        let mut c = base(
+            head_dim,
+            page,
+            group,
+            q_len,
+            vec![
+                0,
+                1,
+                p - 1 + (p == 1) as u32,
+                p + 1,
+                97,
+                1500 + 61 * i as u32,
+            ],
+        );
+        c.kv_heads = kv_heads;
+        c.kv_layout = KvLayout::Hnd;
+        (c.dtype, c.kv_dtype) = (q, kv);
+        c.scales = kv
+            .is_fp8()
+            .then_some([ScaleLayout::PerKvHead, ScaleLayout::PerRequestKvHead][i % 2]);
+        c.splits = splits;
+        c.cluster_merge = cluster;
+        c.sinks = i % 3 == 0;
+        c.softcap = (i % 4 == 1).then_some(30.0);
+        c.window_left = (i % 5 == 2).then_some(100);
+        c.scale = [1.0, 4.0, 0.5][i % 3];
+        c.seed = 900 + i as u64;
+        if let Err(e) = run_case(d, &c) {
+            failures.push(format!("{e}\n    case: {c:?}"));
+        }
+    }
+    all_passed(failures)
 }
 
 /// A table test's result: pass, or every failure of its cases together.
@@ -1004,6 +1085,7 @@ fn soak_launch(
     config_dtypes(&mut cfg, c.dtype, c.kv_dtype);
     (cfg.softcap, cfg.window_left, cfg.splits) = (c.softcap, c.window_left, c.splits);
     cfg.scales = c.scales.unwrap_or_default();
+    cfg.kv_layout = c.kv_layout;
     let q_indptr: Vec<u32> = (0..=c.kv_lens.len() as u32).map(|r| r * c.q_len).collect();
     let mut page_indptr = vec![0u32];
     let mut page_indices = Vec::new();
@@ -1140,6 +1222,7 @@ fn soak(d: &Device) -> CaseResult {
             narrow_rows: None,
             row_split: None,
             wgmma: None,
+            kv_layout: [KvLayout::Nhd, KvLayout::Hnd][pick(&mut rng, 2)],
         };
         let r = if i % 100 == 99 {
             let mut small = c.clone();
@@ -1586,7 +1669,7 @@ fn graph_replay(d: &Device) -> CaseResult {
 
 /// Graph capture and replay with `max_new_tokens` new tokens at most (the batches' new tokens
 /// are capped to it, and scaled by 4 from 8 up); 2 or fewer runs the narrow variant, 16 the
-/// row-split `_w64` one or, on sm_90a, the wgmma `_g64` one (checked).
+/// row-split `_w64` one or, on sm_90a, the wgmma `_g64` one (checked), over HND pages.
 fn graph_replay_with(
     d: &Device,
     tail: Option<ferroflash::TailSplit>,
@@ -1610,6 +1693,10 @@ fn graph_replay_with(
         Dtype16::Bf16,
     );
     cfg.tail = tail;
+    // The 16-token graph reads HND pages (the others NHD).
+    if max_new_tokens == 16 {
+        cfg.kv_layout = KvLayout::Hnd;
+    }
     let narrow = max_new_tokens as usize * group <= 8;
     cfg.narrow_rows = Some(narrow);
     let mut plan = DecodePlan::for_graphs(d, &cfg, cap).map_err(|e| e.to_string())?;
@@ -1665,6 +1752,7 @@ fn graph_replay_with(
             kv_heads,
             head_dim,
             page_size: page,
+            kv_layout: cfg.kv_layout,
             q_lens: q_lens.clone(),
             kv_lens: kv_lens.clone(),
             sm_scale: 1.0 / (head_dim as f32).sqrt(),

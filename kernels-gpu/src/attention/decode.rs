@@ -235,6 +235,10 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
         // [page-table prefetch]).
         cp_async_commit_group();
     };
+    // Row index of (page, slot, kv head) in either page layout (`PagedKvLayout::row_index`,
+    // with the strides from the params): the kv head's part is the same for every row.
+    let page_rows = p.page_size as u64 * p.kv_heads as u64;
+    let head_row = b.work.kv_head as u64 * p.kv_head_stride_rows as u64;
     let offsets = |t: u32| -> [u64; 2] {
         let mut off = [NO_ROW; 2];
         for h in 0..slots {
@@ -242,8 +246,8 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
             // SAFETY: this lane's slot, landed (see the wait_group in the loop).
             let id = unsafe { ld_shared_u32(id_slot(t, h)) };
             if token < b.work.kv_end && lane + 32 * h < rows_per_warp {
-                let row = id as u64 * p.page_size as u64 + (token % p.page_size) as u64;
-                off[h as usize] = (row * p.kv_heads as u64 + b.work.kv_head as u64) * row_bytes;
+                let slot = (token % p.page_size) as u64 * p.kv_slot_stride_rows as u64;
+                off[h as usize] = (id as u64 * page_rows + slot + head_row) * row_bytes;
             }
         }
         off
