@@ -152,8 +152,17 @@ fn ptxas_resources(
     if !out.status.success() {
         return Err(format!("ptxas rejected {}:\n{log}", ptx_path.display()));
     }
+    Ok(parse_ptxas_log(&log))
+}
+
+/// The per-entry resource lines of a `ptxas -v` log.
+fn parse_ptxas_log(log: &str) -> BTreeMap<String, Resources> {
     let mut map = BTreeMap::new();
     let mut current: Option<String> = None;
+    // The function the next "bytes stack frame" line belongs to: ptxas also prints the
+    // properties of device functions (e.g. core's panic helpers) after an entry, and those
+    // must not overwrite the entry's.
+    let mut properties_of: Option<String> = None;
     let num_before = |line: &str, unit: &str| -> Option<u32> {
         let i = line.find(unit)?;
         line[..i].split_whitespace().last()?.parse().ok()
@@ -163,9 +172,11 @@ fn ptxas_resources(
             let rest = &line[i + 26..];
             current = rest.split('\'').next().map(str::to_string);
             map.insert(current.clone().unwrap(), Resources::default());
+        } else if let Some(i) = line.find("Function properties for ") {
+            properties_of = Some(line[i + 24..].trim().to_string());
         } else if let Some(name) = &current {
             let r = map.get_mut(name).unwrap();
-            if line.contains("bytes stack frame") {
+            if line.contains("bytes stack frame") && properties_of.as_ref() == Some(name) {
                 r.stack_bytes = num_before(line, "bytes stack frame").unwrap_or(0);
                 r.spill_bytes = num_before(line, "bytes spill stores").unwrap_or(0)
                     + num_before(line, "bytes spill loads").unwrap_or(0);
@@ -176,7 +187,7 @@ fn ptxas_resources(
             }
         }
     }
-    Ok(map)
+    map
 }
 
 /// Instruction families counted per entry.
@@ -203,12 +214,56 @@ fn census(body: &str) -> Vec<usize> {
         .collect()
 }
 
+/// Entries that spill at their register caps, with the most spill bytes (stores + loads)
+/// accepted: the row-split `_w64` variants at the 168-register cap that keeps two CTAs per SM,
+/// and some fp8 variants at the caps that keep three (`_m16`, 128) or four (`_m8`, 96) per SM
+/// on sm_80. None of them is a W1-W6 kernel. Until session 16 the report read the properties
+/// ptxas prints for device functions (core's panic helpers) after an entry as the entry's own,
+/// and showed these as clean; see docs/perf.md, session 16. Any other spill, or more bytes
+/// here, fails the report.
+const KNOWN_SPILLS: &[(&str, &str, u32)] = &[
+    ("sm_90a", "ff_decode_bf16_d128_w64", 152),
+    ("sm_90a", "ff_decode_bf16_e4m3kv_d128_w64", 120),
+    ("sm_90a", "ff_decode_bf16_e5m2kv_d128_m16", 8),
+    ("sm_90a", "ff_decode_bf16_e5m2kv_d128_w64", 88),
+    ("sm_90a", "ff_decode_e4m3_d128_w64", 112),
+    ("sm_90a", "ff_decode_e5m2_d128_w64", 80),
+    ("sm_90a", "ff_decode_f16_d128_w64", 152),
+    ("sm_90a", "ff_decode_f16_e4m3kv_d128_w64", 112),
+    ("sm_90a", "ff_decode_f16_e5m2kv_d128_w64", 64),
+    ("sm_80", "ff_decode_bf16_d128_w64", 196),
+    ("sm_80", "ff_decode_bf16_e4m3kv_d128_m16", 24),
+    ("sm_80", "ff_decode_bf16_e4m3kv_d128_m8", 8),
+    ("sm_80", "ff_decode_bf16_e4m3kv_d128_w64", 132),
+    ("sm_80", "ff_decode_bf16_e5m2kv_d128_m8", 8),
+    ("sm_80", "ff_decode_bf16_e5m2kv_d128_w64", 120),
+    ("sm_80", "ff_decode_e4m3_d128_m16", 48),
+    ("sm_80", "ff_decode_e4m3_d128_w64", 124),
+    ("sm_80", "ff_decode_e5m2_d128_m16", 16),
+    ("sm_80", "ff_decode_e5m2_d128_w64", 108),
+    ("sm_80", "ff_decode_f16_d128_w64", 196),
+    ("sm_80", "ff_decode_f16_e4m3kv_d128_m16", 48),
+    ("sm_80", "ff_decode_f16_e4m3kv_d128_w64", 124),
+    ("sm_80", "ff_decode_f16_e5m2kv_d128_m16", 16),
+    ("sm_80", "ff_decode_f16_e5m2kv_d128_w64", 140),
+    ("sm_100a", "ff_decode_bf16_d128_w64", 152),
+    ("sm_100a", "ff_decode_bf16_e4m3kv_d128_w64", 120),
+    ("sm_100a", "ff_decode_bf16_e5m2kv_d128_m16", 8),
+    ("sm_100a", "ff_decode_bf16_e5m2kv_d128_w64", 72),
+    ("sm_100a", "ff_decode_e4m3_d128_w64", 112),
+    ("sm_100a", "ff_decode_e5m2_d128_w64", 80),
+    ("sm_100a", "ff_decode_f16_d128_w64", 152),
+    ("sm_100a", "ff_decode_f16_e4m3kv_d128_w64", 104),
+    ("sm_100a", "ff_decode_f16_e5m2kv_d128_w64", 64),
+];
+
 fn cmd_report(root: &Path, args: &[String]) -> Result<(), String> {
     let archs: Vec<Arch> = match arch_arg(args)? {
         Some(a) => vec![a],
         None => Arch::ALL.to_vec(),
     };
     let mut problems = Vec::new();
+    let mut known_spills = Vec::new();
     print!(
         "{:<8} {:<28} {:>5} {:>6} {:>6} {:>7}",
         "arch", "entry", "regs", "spillB", "stackB", "smemB"
@@ -236,7 +291,13 @@ fn cmd_report(root: &Path, args: &[String]) -> Result<(), String> {
                 print!(" {v:>8}");
             }
             println!();
-            if r.spill_bytes > 0 || r.stack_bytes > 0 {
+            let known = KNOWN_SPILLS
+                .iter()
+                .find(|(a, e, _)| *a == arch.name() && *e == entry)
+                .map_or(0, |k| k.2);
+            if r.spill_bytes > 0 && r.spill_bytes <= known {
+                known_spills.push(format!("{} {entry} ({} bytes)", arch.name(), r.spill_bytes));
+            } else if r.spill_bytes > 0 || r.stack_bytes > 0 {
                 problems.push(format!(
                     "{} {entry}: {} spill bytes, {} stack bytes (registers went to local memory)",
                     arch.name(),
@@ -252,8 +313,15 @@ fn cmd_report(root: &Path, args: &[String]) -> Result<(), String> {
             }
         }
     }
+    if !known_spills.is_empty() {
+        println!(
+            "report: {} known spills at register caps (KNOWN_SPILLS, docs/perf.md session 16): {}",
+            known_spills.len(),
+            known_spills.join(", ")
+        );
+    }
     if problems.is_empty() {
-        println!("report: every module assembled by ptxas; no spills; arch-specific instructions only in their arch");
+        println!("report: every module assembled by ptxas; no spills beyond the known ones; arch-specific instructions only in their arch");
         Ok(())
     } else {
         Err(problems.join("\n"))
@@ -378,4 +446,35 @@ fn cmd_bundle(root: &Path) -> Result<(), String> {
         }
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A spilling entry after a clean one and before a device function's properties, as
+    /// ptxas 13.0 prints them (the device function's zeros once overwrote the entry's spills).
+    #[test]
+    fn ptxas_log_spills_are_read() {
+        let log = "\
+ptxas info    : Compiling entry function 'a' for 'sm_90a'
+ptxas info    : Function properties for a
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 96 registers, used 16 barriers
+ptxas info    : Compile time = 300.0 ms
+ptxas info    : Compiling entry function 'b' for 'sm_90a'
+ptxas info    : Function properties for b
+    16 bytes stack frame, 12 bytes spill stores, 24 bytes spill loads
+ptxas info    : Used 96 registers, used 16 barriers, 16 bytes cumulative stack size
+ptxas info    : Compile time = 313.869 ms
+ptxas info    : Function properties for _RNvNtCsbSE61zFgCyu_4core9panicking9panic_fmt
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+";
+        let m = parse_ptxas_log(log);
+        assert_eq!(m["a"].spill_bytes + m["a"].stack_bytes, 0);
+        assert_eq!(
+            (m["b"].stack_bytes, m["b"].spill_bytes, m["b"].registers),
+            (16, 36, 96)
+        );
+    }
 }
