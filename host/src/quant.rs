@@ -111,14 +111,19 @@ mod tests {
         assert_eq!(amax_scale([f32::NAN, 2.0 * 448.0, f32::INFINITY], f), 2.0);
     }
 
-    #[test]
-    fn per_head_scales_are_independent() {
-        let layout = PagedKvLayout {
+    /// Pages of 2 slots x 2 kv heads x head dim 4, in `layout`'s axis order.
+    fn small_pages(layout: ferroflash_contract::KvLayout) -> PagedKvLayout {
+        PagedKvLayout {
             page_size_tokens: 2,
             kv_heads: 2,
             head_dim: 4,
-            layout: ferroflash_contract::KvLayout::Nhd,
-        };
+            layout,
+        }
+    }
+
+    #[test]
+    fn per_head_scales_are_independent() {
+        let layout = small_pages(ferroflash_contract::KvLayout::Nhd);
         // 3 pages x 2 slots x 2 heads x 4: head 0 values up to 1, head 1 up to 100.
         let pool: Vec<f32> = (0..48)
             .map(|i| {
@@ -145,12 +150,7 @@ mod tests {
 
     #[test]
     fn per_head_scales_follow_the_hnd_layout() {
-        let layout = PagedKvLayout {
-            page_size_tokens: 2,
-            kv_heads: 2,
-            head_dim: 4,
-            layout: ferroflash_contract::KvLayout::Hnd,
-        };
+        let layout = small_pages(ferroflash_contract::KvLayout::Hnd);
         // 3 pages x 2 heads x 2 slots x 4: head 0's rows (8 elements per page) up to 1, head 1's
         // up to 100.
         let pool: Vec<f32> = (0..48)
