@@ -1267,6 +1267,7 @@ impl DecodePlan {
             }
         }
         let c = &self.cfg;
+        let layout = c.layout();
         let sm_scale = c.sm_scale.unwrap_or(1.0 / (c.head_dim as f32).sqrt());
         let (score_scale, softcap_log2) = match c.softcap {
             Some(cap) => (sm_scale / cap, cap * LOG2_E),
@@ -1327,8 +1328,8 @@ impl DecodePlan {
             },
             cluster_splits: self.cluster,
             combine_parts: self.combine_parts,
-            kv_slot_stride_rows: c.layout().slot_stride_rows(),
-            kv_head_stride_rows: c.layout().head_stride_rows(),
+            kv_slot_stride_rows: layout.slot_stride_rows(),
+            kv_head_stride_rows: layout.head_stride_rows(),
         })
     }
 

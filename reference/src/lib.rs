@@ -30,9 +30,10 @@
 //! `q_lens`. Grouped-query attention: q head `h` reads kv head `h / (q_heads / kv_heads)`.
 //!
 //! **KV.** `k_pool` and `v_pool` are each `[num_pages, page_size, kv_heads, head_dim]` (NHD) or
-//! `[num_pages, kv_heads, page_size, head_dim]` (HND, `Problem::kv_layout`) decoded element values (what the stored bf16/f16/fp8 codes decode to, before scales). The page table
-//! is CSR: token `t` of request `r` lives in page `page_indices[page_indptr[r] + t / page_size]`,
-//! slot `t % page_size` (offsets from [`ferroflash_contract::PagedKvLayout`]).
+//! `[num_pages, kv_heads, page_size, head_dim]` (HND, `Problem::kv_layout`) decoded element
+//! values (what the stored bf16/f16/fp8 codes decode to, before scales). The page table is CSR:
+//! token `t` of request `r` lives in page `page_indices[page_indptr[r] + t / page_size]`, slot
+//! `t % page_size` (offsets from [`ferroflash_contract::PagedKvLayout`]).
 //!
 //! **Scores.** With `kvh` the kv head of q head `h`,
 //! `s = (q · k) * q_scale * k_scale[kvh] * sm_scale`; with a logit softcap `c`,
