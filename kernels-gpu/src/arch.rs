@@ -136,6 +136,16 @@ pub fn lane_id() -> u32 {
     unsafe { asm!("mov.u32 {r}, %laneid;", r = out(reg32) r, options(pure, nomem, nostack)) };
     r
 }
+/// `x`, through an opaque `mov`: LLVM cannot hoist what is computed from the result out of a
+/// loop (the asm is not `pure`), so per-tile address math is redone in the loop instead of
+/// being held in registers across it.
+#[inline(always)]
+pub fn launder_u32(x: u32) -> u32 {
+    let r: u32;
+    // SAFETY: a register move has no preconditions.
+    unsafe { asm!("mov.b32 {r}, {x};", r = out(reg32) r, x = in(reg32) x, options(nomem, nostack)) };
+    r
+}
 /// `%smid`: the SM this block runs on (diagnostics only; not stable across a launch).
 #[inline(always)]
 pub fn sm_id() -> u32 {

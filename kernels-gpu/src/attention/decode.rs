@@ -655,6 +655,12 @@ unsafe fn consumer<
             stamp_tile_begin(p, t)
         };
 
+        // `_w64` (four m16 row tiles): the fragment addresses below are recomputed every tile
+        // from a laundered lane id; held across the loop they spilled at the 168-register cap
+        // (16 local loads per tile). The other variants keep them in registers (laundering
+        // cost `_w32` fp8 3%: session 17).
+        let lane = if MT * RG == 4 { launder_u32(lane) } else { lane };
+        let mi = lane / 8;
         // S = Q·Kᵀ over this warp's 16 RG keys: NJ n8 tiles per m tile, 32 dims per K load;
         // each Q fragment is read once per k step and used for all RG key blocks.
         let mut sc = [[[0f32; 4]; NJ]; MT];
