@@ -233,4 +233,67 @@ pub struct DecodeParams {
     /// K/V rows between consecutive kv heads of one token in a page
     /// ([`crate::PagedKvLayout::head_stride_rows`]: 1 for NHD pages, `page_size` for HND).
     pub kv_head_stride_rows: u32,
+    /// [`group_magic`]`(group)`: packed rows split into (token, head) by a multiply-high
+    /// instead of a division in the kernels' epilogues.
+    pub group_magic: u32,
+}
+
+/// Head ratios (`q_heads / kv_heads`) must stay below this (validated by the host), so that
+/// [`div_by_group`] is exact for every packed row of a CTA.
+pub const MAX_GROUP: u32 = 1 << 13;
+
+/// Multiplier for [`div_by_group`]: `floor(2^31 / group) + 1` (`group >= 1`).
+pub const fn group_magic(group: u32) -> u32 {
+    (1u32 << 31) / group + 1
+}
+
+/// `n / group` from `magic = group_magic(group)`, exact whenever `n * group < 2^31`: with
+/// `m = floor(2^31 / d) + 1`, `m d = 2^31 + e` for some `0 < e <= d`, so
+/// `n m / 2^31 = n / d + n e / (d 2^31)`, and the floor is `n / d`'s while the added term stays
+/// under `1 / d` (the smallest gap to the next integer), i.e. `n e < 2^31`. The kernels' packed
+/// rows are below `16 group + 64` (16 new tokens, 64 rows per CTA), so `group < MAX_GROUP`
+/// keeps `n group` under `2^31`. No branch: `group == 1` is `m = 2^31 + 1`.
+#[inline(always)]
+pub fn div_by_group(n: u32, magic: u32) -> u32 {
+    ((n as u64 * magic as u64) >> 31) as u32
+}
+
+/// Packed row `n` (`token * group + head`) as `(token, head)`, through [`div_by_group`].
+#[inline(always)]
+pub fn split_packed_row(n: u32, group: u32, magic: u32) -> (u32, u32) {
+    let token = div_by_group(n, magic);
+    (token, n - token * group)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every group below `MAX_GROUP`, every packed row a CTA can hold (`< 16 group + 64`)
+    /// around each multiple of the group (where a multiply-high division would first go
+    /// wrong), and the largest rows.
+    #[test]
+    fn div_by_group_is_exact_for_every_packed_row() {
+        for group in 1..MAX_GROUP {
+            let magic = group_magic(group);
+            let limit = 16 * group + 64;
+            let mut check = |n: u32| {
+                if n < limit {
+                    assert_eq!(split_packed_row(n, group, magic), (n / group, n % group), "n {n} group {group}");
+                }
+            };
+            for k in 0..=limit / group {
+                let m = k * group;
+                check(m);
+                check(m.wrapping_sub(1));
+                check(m + 1);
+            }
+            for n in limit.saturating_sub(70)..limit {
+                check(n);
+            }
+        }
+        // The bound itself: the largest n * group a CTA reaches stays below 2^31.
+        let g = MAX_GROUP - 1;
+        assert!(((16 * g + 64) as u64 * g as u64) < 1 << 31);
+    }
 }

@@ -229,7 +229,11 @@ impl DecodeConfig {
         if ![64, 128, 256].contains(&self.head_dim) {
             return Err(Error::UnsupportedHeadDim(self.head_dim));
         }
-        if self.kv_heads == 0 || self.q_heads == 0 || !self.q_heads.is_multiple_of(self.kv_heads) {
+        if self.kv_heads == 0
+            || self.q_heads == 0
+            || !self.q_heads.is_multiple_of(self.kv_heads)
+            || self.q_heads / self.kv_heads >= ferroflash_contract::params::MAX_GROUP
+        {
             return Err(Error::HeadRatio {
                 q_heads: self.q_heads,
                 kv_heads: self.kv_heads,
@@ -1330,6 +1334,7 @@ impl DecodePlan {
             combine_parts: self.combine_parts,
             kv_slot_stride_rows: layout.slot_stride_rows(),
             kv_head_stride_rows: layout.head_stride_rows(),
+            group_magic: ferroflash_contract::params::group_magic(c.q_heads / c.kv_heads),
         })
     }
 
@@ -1419,6 +1424,13 @@ mod tests {
         let mut c = cfg();
         c.kv_heads = 0;
         assert!(matches!(c.validate(), Err(Error::HeadRatio { .. })));
+        // The kernels split packed rows by a multiply-high that is exact below MAX_GROUP.
+        let mut c = cfg();
+        c.kv_heads = 1;
+        c.q_heads = ferroflash_contract::params::MAX_GROUP;
+        assert!(matches!(c.validate(), Err(Error::HeadRatio { .. })));
+        c.q_heads -= 1;
+        assert_eq!(c.validate(), Ok(()));
         let mut c = cfg();
         c.page_size = 0;
         assert!(matches!(

@@ -12,7 +12,7 @@ use super::softmax::{exp_ref, sink_log2};
 use crate::arch::*;
 use crate::tile::{table_u32, timeline_stamp, warp_max, warp_sum, Elem16};
 use ferroflash_contract::decode::{COMBINE_THREADS, MAX_SPLITS};
-use ferroflash_contract::params::{DecodeParams, MergeWork, TimelineEvent, NONE_ADDR};
+use ferroflash_contract::params::{div_by_group, split_packed_row, DecodeParams, MergeWork, TimelineEvent, NONE_ADDR};
 use ferroflash_contract::softmax::LN_2;
 
 /// # Safety
@@ -69,8 +69,8 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     let splits = mw.num_splits;
     let tid = thread_idx_x();
     let s_w: Smem<f32> = dynamic_smem_base().byte_add(0);
-    let head_of = |lr: u32| mw.kv_head * p.group + (mw.row_start + lr) % p.group;
-    let token_of = |lr: u32| first_token + (mw.row_start + lr) / p.group;
+    let head_of = |lr: u32| mw.kv_head * p.group + split_packed_row(mw.row_start + lr, p.group, p.group_magic).1;
+    let token_of = |lr: u32| first_token + div_by_group(mw.row_start + lr, p.group_magic);
 
     // Phase 1, one warp per row (warp-uniform loop: shuffles need the whole warp).
     const PER_LANE: usize = (MAX_SPLITS / 32) as usize;
@@ -93,7 +93,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
         let r = exp_ref(m);
         // SAFETY: full warp.
         let l = unsafe { warp_sum(lse.iter().map(|&x| ex2_approx_ftz_f32(x - r)).sum()) } + ex2_approx_ftz_f32(sink - r);
-        let inv = if l != 0.0 { 1.0 / l } else { 0.0 };
+        let inv = if l != 0.0 { rcp_approx_ftz_f32(l) } else { 0.0 };
         for (u, &x) in lse.iter().enumerate() {
             let s = lane + 32 * u as u32;
             if s < splits {
