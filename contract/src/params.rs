@@ -279,7 +279,11 @@ mod tests {
             let limit = 16 * group + 64;
             let mut check = |n: u32| {
                 if n < limit {
-                    assert_eq!(split_packed_row(n, group, magic), (n / group, n % group), "n {n} group {group}");
+                    assert_eq!(
+                        split_packed_row(n, group, magic),
+                        (n / group, n % group),
+                        "n {n} group {group}"
+                    );
                 }
             };
             for k in 0..=limit / group {

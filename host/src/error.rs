@@ -41,7 +41,9 @@ pub enum Error {
     #[error("unsupported head_dim {0}: supported are 64, 128, 256")]
     UnsupportedHeadDim(u32),
     /// q_heads is not a positive multiple of kv_heads, or their ratio is 8192 or more.
-    #[error("q_heads {q_heads} is not a positive multiple of kv_heads {kv_heads} (ratio below 8192)")]
+    #[error(
+        "q_heads {q_heads} is not a positive multiple of kv_heads {kv_heads} (ratio below 8192)"
+    )]
     HeadRatio { q_heads: u32, kv_heads: u32 },
     /// A request has 0 or more than 16 new tokens.
     #[error("request {request} has {q_len} new tokens; 1..=16 are supported")]
