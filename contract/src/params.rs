@@ -233,8 +233,9 @@ pub struct DecodeParams {
     /// K/V rows between consecutive kv heads of one token in a page
     /// ([`crate::PagedKvLayout::head_stride_rows`]: 1 for NHD pages, `page_size` for HND).
     pub kv_head_stride_rows: u32,
-    /// [`group_magic`]`(group)`: packed rows split into (token, head) by a multiply-high
-    /// instead of a division in the kernels' epilogues.
+    /// [`group_magic`]`(group)`: the combine kernel splits packed rows into (token, head) by a
+    /// multiply-high instead of a division (the decode kernels keep the division: with the
+    /// multiply-high their cluster workloads measured 0.2-0.5 us slower, docs/perf.md change 71).
     pub group_magic: u32,
 }
 
