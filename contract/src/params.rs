@@ -278,7 +278,7 @@ mod tests {
         for group in 1..MAX_GROUP {
             let magic = group_magic(group);
             let limit = 16 * group + 64;
-            let mut check = |n: u32| {
+            let check = |n: u32| {
                 if n < limit {
                     assert_eq!(
                         split_packed_row(n, group, magic),
