@@ -631,7 +631,7 @@ unsafe fn consumer<
     // Q stays in shared memory; its A fragments are re-read with ldmatrix per k-step (matrix
     // mi = lane / 8 of each x4 is rows +8 if mi is odd, k +8 if mi >= 2). Holding them in
     // registers would cost D / 4 registers per m tile and push the larger variants into spills.
-    let mi = lane / 8;
+    // (`mi` is computed in the tile loop, from a laundered lane id in `_w64`.)
     // Score transform and mask of this thread's rows (g and g + 8 of every m tile).
     let rs = RowSetup::new(p, b);
     let row_of = |mt: usize, h: usize| row_base + 16 * mt as u32 + quad.g + 8 * h as u32;
