@@ -137,7 +137,7 @@ mod extra_tests {
     #[test]
     fn extra_file_parses() {
         let w = super::parse(include_str!("../workloads-extra.toml")).unwrap();
-        assert_eq!(w.len(), 12);
+        assert_eq!(w.len(), 13);
         assert_eq!(w[0].lens().unwrap(), vec![45000, 4800, 3100, 1200]);
         assert!(w.iter().all(|s| s.lens().is_ok() && s.dtypes().is_ok()));
         use ferroflash_reference::DType;
@@ -149,5 +149,8 @@ mod extra_tests {
         // `_w64` consumers.
         assert_eq!((w[10].q_heads / w[10].kv_heads) * w[10].q_len, 128);
         assert_eq!((w[11].q_heads / w[11].kv_heads) * w[11].q_len, 48);
+        // X12: X11 over an e4m3 cache.
+        assert_eq!((w[12].q_heads / w[12].kv_heads) * w[12].q_len, 48);
+        assert_eq!(w[12].dtypes().unwrap(), (DType::Bf16, DType::E4m3));
     }
 }
