@@ -133,19 +133,20 @@ pub fn generate(p: &Problem, o: &GenOptions) -> Inputs {
 /// Per-kv-head dequantisation scales of one pool (see the module doc).
 fn kv_scales(p: &Problem, mode: ScaleMode, raw: &[f32], rng: &mut StdRng) -> Vec<f32> {
     let (hkv, d, layout) = (p.kv_heads, p.head_dim, p.layout());
-    let head_amax = |h: usize| {
-        amax(
-            raw.chunks(d)
-                .enumerate()
-                .filter(|&(row, _)| layout.kv_head_of_elem((row * d) as u64) as usize == h)
-                .flat_map(|(_, r)| r),
-        )
-    };
     match (p.kv_dtype.fp8(), mode) {
         (Some(_), ScaleMode::PerTensor) => vec![fp8_scale(p.kv_dtype, amax(raw.iter())); hkv],
-        (Some(_), ScaleMode::PerHead) => (0..hkv)
-            .map(|h| fp8_scale(p.kv_dtype, head_amax(h)))
-            .collect(),
+        (Some(_), ScaleMode::PerHead) => {
+            // One pass over the pool: each row's largest magnitude into its kv head's.
+            let mut head_amax = vec![0f32; hkv];
+            for (row, r) in raw.chunks(d).enumerate() {
+                let h = layout.kv_head_of_elem((row * d) as u64) as usize;
+                head_amax[h] = head_amax[h].max(amax(r.iter()));
+            }
+            head_amax
+                .into_iter()
+                .map(|a| fp8_scale(p.kv_dtype, a))
+                .collect()
+        }
         (None, ScaleMode::PerTensor) => vec![1.0; hkv],
         (None, ScaleMode::PerHead) => (0..hkv).map(|_| rng.gen_range(0.5f32..2.0)).collect(),
     }
