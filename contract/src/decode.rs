@@ -115,6 +115,10 @@ pub struct DecodeSmemPlan {
     /// merge scratch): O `rows x head_dim` f32, then the rows' LSE (base 2) f32 (See Note
     /// [cluster merge] in docs/DESIGN.md).
     pub cluster_offset: u32,
+    /// Offset of the 16-bit K and V tiles an fp8 wgmma variant converts each stage into
+    /// (`2 KV_TILE_TOKENS head_dim` bf16/f16 in the wgmma layout, after the ring; reused by the
+    /// merge scratch after the loop); 0 in every other variant.
+    pub convert_offset: u32,
 }
 
 impl DecodeGeometry {
@@ -173,8 +177,18 @@ impl DecodeGeometry {
         let cluster_offset = ring_offset + align_up(merge_bytes, 16);
         let cluster_bytes = self.rows_per_block() * (self.head_dim + 1) * 4;
         let reused = align_up(merge_bytes, 16) + cluster_bytes;
-        let after = if ring_bytes > reused {
-            ring_bytes
+        let convert_bytes = if self.wgmma && self.kv_elem_bytes == 1 {
+            2 * KV_TILE_TOKENS * self.head_dim * 2
+        } else {
+            0
+        };
+        let convert_offset = if convert_bytes > 0 {
+            ring_offset + ring_bytes
+        } else {
+            0
+        };
+        let after = if ring_bytes + convert_bytes > reused {
+            ring_bytes + convert_bytes
         } else {
             reused
         };
@@ -192,6 +206,7 @@ impl DecodeGeometry {
             total_bytes,
             merge_bytes,
             cluster_offset,
+            convert_offset,
         }
     }
 }
@@ -308,12 +323,15 @@ pub const fn geometry_rows(
     }
 }
 
-/// The geometry of the wgmma variant (`_g64`) at `head_dim` (128): the 16-bit `_w64` plan with
-/// the tiles in the wgmma layout.
-pub const fn geometry_wgmma(head_dim: u32) -> DecodeGeometry {
+/// The geometry of the wgmma variant (`_g64`) at `head_dim` (128): the `_w64` plan with the
+/// tiles in the wgmma layout. fp8 K/V (`kv_elem_bytes` 1) keep a 3-stage fp8 ring (48 KiB) and
+/// a 16-bit K and V tile (32 KiB) each stage is converted into, so two CTAs fit an SM.
+pub const fn geometry_wgmma(head_dim: u32, kv_elem_bytes: u32) -> DecodeGeometry {
+    let g = geometry_rows(head_dim, kv_elem_bytes, 4, 4, false);
     DecodeGeometry {
         wgmma: true,
-        ..geometry_rows(head_dim, 2, 4, 4, false)
+        stages: if kv_elem_bytes == 1 { 3 } else { g.stages },
+        ..g
     }
 }
 
@@ -502,7 +520,7 @@ mod tests {
     /// blocks, two CTAs per SM.
     #[test]
     fn wgmma_geometry() {
-        let g = geometry_wgmma(128);
+        let g = geometry_wgmma(128, 2);
         let p = g.smem();
         assert!(g.wgmma && g.rows_per_block() == 64 && g.stages == 2);
         assert_eq!(g.column_block_bytes(), 64 * 128);
@@ -510,5 +528,21 @@ mod tests {
         assert!(p.stage_bytes.is_multiple_of(1024) && p.kv_tile_bytes.is_multiple_of(1024));
         assert!(2 * (p.total_bytes + 1024) <= 228 * 1024);
         assert_eq!(geometry_rows(128, 2, 4, 4, false).column_block_bytes(), 0);
+        assert_eq!(p.convert_offset, 0);
+    }
+
+    /// The fp8 wgmma geometry: a 3-stage fp8 ring, then the 16-bit K and V tiles the stages are
+    /// converted into (1024-aligned, before the mbarriers), two CTAs per SM.
+    #[test]
+    fn wgmma_fp8_geometry() {
+        let g = geometry_wgmma(128, 1);
+        let p = g.smem();
+        assert!(g.wgmma && g.rows_per_block() == 64 && g.stages == 3 && g.kv_elem_bytes == 1);
+        assert_eq!(p.stage_bytes, 16 * 1024);
+        assert_eq!(p.convert_offset, p.ring_offset + 3 * p.stage_bytes);
+        assert!(p.convert_offset.is_multiple_of(1024));
+        assert!(p.convert_offset + 2 * 64 * 128 * 2 <= p.mbar_offset);
+        assert!(p.cluster_offset + 64 * 129 * 4 <= p.mbar_offset);
+        assert!(2 * (p.total_bytes + 1024) <= 228 * 1024);
     }
 }

@@ -934,10 +934,10 @@ impl DecodePlan {
         let wgmma = cfg.wgmma != Some(false)
             && dev.arch() == crate::ModuleArch::Sm90a
             && (m_tiles, row_groups, cfg.head_dim) == (4, 4, 128)
-            && cfg.operand_types().1.bytes() == 2;
+            && (cfg.operand_types().1.bytes() == 2 || cfg.operand_types().0.bytes() == 2);
         let name = kernel_name(cfg, m_tiles, row_groups, narrow, wgmma);
         let geo = if wgmma {
-            geometry_wgmma(cfg.head_dim)
+            geometry_wgmma(cfg.head_dim, cfg.operand_types().1.bytes())
         } else {
             geometry_rows(
                 cfg.head_dim,

@@ -891,16 +891,24 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
             "the wgmma variants are in the sm_90a module only".into(),
         ));
     }
+    // (page, group, new tokens, Q type, K/V type): 16-bit K/V, and fp8 K/V under 16-bit Q
+    // (each stage widened to f16 in shared memory before the wgmma).
     let cases = [
-        (16, 8, 8, DType::Bf16),
-        (3, 4, 16, DType::F16),
-        (64, 12, 3, DType::Bf16),
-        (1, 8, 16, DType::Bf16),
-        (16, 7, 5, DType::F16),
-        (24, 16, 4, DType::Bf16),
+        (16, 8, 8, DType::Bf16, DType::Bf16),
+        (3, 4, 16, DType::F16, DType::F16),
+        (64, 12, 3, DType::Bf16, DType::Bf16),
+        (1, 8, 16, DType::Bf16, DType::Bf16),
+        (16, 7, 5, DType::F16, DType::F16),
+        (24, 16, 4, DType::Bf16, DType::Bf16),
+        (16, 8, 8, DType::Bf16, DType::E4m3),
+        (3, 4, 16, DType::Bf16, DType::E5m2),
+        (1, 12, 3, DType::F16, DType::E4m3),
+        (64, 7, 5, DType::F16, DType::E5m2),
+        (16, 16, 4, DType::Bf16, DType::E4m3),
+        (24, 8, 16, DType::Bf16, DType::E4m3),
     ];
     let mut failures = Vec::new();
-    for (i, (page, group, q_len, dt)) in cases.into_iter().enumerate() {
+    for (i, (page, group, q_len, dt, kv)) in cases.into_iter().enumerate() {
         let mut c = base(
             128,
             page,
@@ -908,7 +916,7 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
             q_len,
             vec![0, 1, 97, 700 + 911 * i as u32],
         );
-        cycle_layout_case(&mut c, i, (dt, dt), 9700);
+        cycle_layout_case(&mut c, i, (dt, kv), 9700);
         if let Err(e) = run_case_expecting(d, &c, "the wgmma _g64 kernel", |r| r.contains("_g64,"))
         {
             failures.push(format!("case {i}: {e}"));

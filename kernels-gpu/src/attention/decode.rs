@@ -111,8 +111,8 @@ pub unsafe fn decode_cta<
         assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0 && NJ == 2 * RG && KG * RG == CONSUMER_WARPS as usize);
         assert!(!NARROW || (MT == 1 && RG == 1));
     };
-    const { assert!(!WG || (MT == 1 && RG == 4 && !NARROW && D == 128 && O::K::ELEM_BYTES == 2)) };
-    let geo = if WG { geometry_wgmma(D as u32) } else { geometry_rows(D as u32, O::K::ELEM_BYTES, (MT * RG) as u32, RG as u32, NARROW) };
+    const { assert!(!WG || (MT == 1 && RG == 4 && !NARROW && D == 128 && O::Q::ELEM_BYTES == 2)) };
+    let geo = if WG { geometry_wgmma(D as u32, O::K::ELEM_BYTES) } else { geometry_rows(D as u32, O::K::ELEM_BYTES, (MT * RG) as u32, RG as u32, NARROW) };
     debug_assert!(geo.stages == STAGES as u32);
     let t_entry = global_timer_ns();
     let num_work = if p.num_work_dev != NONE_ADDR {
@@ -398,7 +398,8 @@ unsafe fn stage_q<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) -> S
                 unsafe { st_shared_u32(smem.byte_add(b.plan.row_scale_offset + 4 * lr), ((127 - k) as u32) << 23) };
             }
         }
-        let w = q_block_order::<O::K>(w);
+        // The wgmma consumers read K (fp8 converted) in natural order.
+        let w = if b.geo.wgmma { w } else { q_block_order::<O::K>(w) };
         // SAFETY: inside the Q region of the plan.
         unsafe {
             st_shared_v4_u32(s_q.chunk(lr, 2 * blk), w[0]);
@@ -727,7 +728,7 @@ unsafe fn consumer<
     }
 
     // SAFETY: forwarded.
-    unsafe { merge_and_store::<O, D, NT, MT, KG>(p, b, kg, row_base, &acc, &m_run, &l_run) };
+    unsafe { merge_and_store::<O, D, NT, MT, KG, false>(p, b, kg, row_base, &acc, &m_run, &l_run) };
 }
 
 /// Online softmax of one m16 tile's scores over `NJ` key n-tiles, shared by the 16-bit-MMA and
@@ -827,15 +828,22 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
     let mut t = 0;
     while t < b.num_tiles {
         // SAFETY: hand-over protocol (module doc).
-        let (k_tile, v_tile) = unsafe { wait_tile::<STAGES>(b, mbar, t) };
+        let (k_ring, v_ring) = unsafe { wait_tile::<STAGES>(b, mbar, t) };
         #[cfg(ff_tile_stamps)]
         // SAFETY: forwarded.
         unsafe {
             stamp_tile_begin(p, t)
         };
-        // The stage was written by cp.async (generic proxy); wgmma reads it through the async
-        // proxy.
-        fence_proxy_async_shared_cta();
+        let (k_tile, v_tile) = if O::K::ELEM_BYTES == 1 {
+            // SAFETY: the 128 consumer threads; the stage is full and the conversion tiles are
+            // free (the barrier below follows every warp's wait for the previous tile's wgmma).
+            unsafe { widen_stage::<O, D, STAGES>(b, mbar, t, k_ring, v_ring) }
+        } else {
+            // The stage was written by cp.async (generic proxy); wgmma reads it through the
+            // async proxy.
+            fence_proxy_async_shared_cta();
+            (k_ring, v_ring)
+        };
         let mut s: WgmmaAccM64N64 = [0.0; 32];
         // SAFETY: the consumer warpgroup in uniform flow; Q and the stage are initialised and
         // fenced; both descriptors describe 1024-aligned 64 x 256-byte tiles of the plan.
@@ -870,8 +878,10 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
             wgmma_commit_group();
             wgmma_wait_group::<0>();
         }
-        // SAFETY: this thread's reads of the stage are done (the wgmma group completed).
-        unsafe { release_tile::<STAGES>(b, mbar, t) };
+        if O::K::ELEM_BYTES == 2 {
+            // SAFETY: this thread's reads of the stage are done (the wgmma group completed).
+            unsafe { release_tile::<STAGES>(b, mbar, t) };
+        }
         t += 1;
         #[cfg(ff_tile_stamps)]
         // SAFETY: forwarded.
@@ -885,7 +895,53 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
     }
     let acc: [[[f32; 4]; NT]; 1] = [core::array::from_fn(|n| [o[4 * n], o[4 * n + 1], o[4 * n + 2], o[4 * n + 3]])];
     // SAFETY: forwarded.
-    unsafe { merge_and_store::<O, D, NT, 1, 1>(p, b, 0, row_base, &acc, &[m_run], &[l_run]) };
+    unsafe { merge_and_store::<O, D, NT, 1, 1, true>(p, b, 0, row_base, &acc, &[m_run], &[l_run]) };
+}
+
+/// fp8 wgmma consumer: convert the stage of tile `t` (fp8 K and V rows in the 128-byte-swizzle
+/// layout, one column block) into the 16-bit K and V tiles at `convert_offset` (f16, the 16-bit
+/// stage's layout: two column blocks), release the stage, and publish the tiles to the async
+/// proxy. Returns the 16-bit tiles. One barrier before the writes (every warp is past its wait
+/// for the previous tile's wgmma, which read these tiles), one after (every write fenced).
+///
+/// # Safety
+/// All 128 consumer threads in uniform flow, after `wait_tile(t)`; fp8 wgmma geometry.
+#[cfg(target_feature = "sm_90a")]
+#[inline(always)]
+unsafe fn widen_stage<O: Operands, const D: usize, const STAGES: usize>(
+    b: &Block,
+    mbar: Mbarriers,
+    t: u32,
+    k_ring: SwizzledTile,
+    v_ring: SwizzledTile,
+) -> (SwizzledTile, SwizzledTile) {
+    let tid = thread_idx_x();
+    let block = b.geo.column_block_bytes();
+    let k16 = SwizzledTile { base: dynamic_smem_base().byte_add(b.plan.convert_offset), chunks_per_row: D as u32 * 2 / 16, column_block_bytes: block };
+    let v16 = SwizzledTile { base: k16.base.byte_add(KV_TILE_TOKENS * D as u32 * 2), ..k16 };
+    let ring_chunks = D as u32 / 16;
+    // SAFETY: the 128 consumer threads.
+    unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
+    let mut i = tid;
+    while i < KV_TILE_TOKENS * ring_chunks {
+        let (row, c) = (i / ring_chunks, i % ring_chunks);
+        // SAFETY: inside the full stage and the conversion tiles of the plan; 16-byte chunks.
+        unsafe {
+            let k = O::K::widen_chunk_f16(ld_shared_v4_u32(k_ring.chunk(row, c)));
+            let v = O::K::widen_chunk_f16(ld_shared_v4_u32(v_ring.chunk(row, c)));
+            st_shared_v4_u32(k16.chunk(row, 2 * c), k[0]);
+            st_shared_v4_u32(k16.chunk(row, 2 * c + 1), k[1]);
+            st_shared_v4_u32(v16.chunk(row, 2 * c), v[0]);
+            st_shared_v4_u32(v16.chunk(row, 2 * c + 1), v[1]);
+        }
+        i += CONSUMER_WARPS * 32;
+    }
+    // SAFETY: this thread's reads of the stage are done.
+    unsafe { release_tile::<STAGES>(b, mbar, t) };
+    fence_proxy_async_shared_cta();
+    // SAFETY: the 128 consumer threads.
+    unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
+    (k16, v16)
 }
 
 /// k16 steps of S = Q·Kᵀ at head dim 128 (the wgmma consumer).
@@ -1035,7 +1091,7 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
 /// final output (with sinks and LSE) or this split's partial. The calling warp is key group
 /// `kg` and holds the `16 MT` rows from `row_base`.
 #[inline(always)]
-unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT: usize, const KG: usize>(
+unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT: usize, const KG: usize, const NATURAL: bool>(
     p: &DecodeParams,
     b: &Block,
     kg: u32,
@@ -1056,7 +1112,9 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
                 for n in 0..NT {
                     for e in 0..2 {
                         // SAFETY: inside the merge scratch of the plan.
-                        unsafe { s.put_o(lr, O::K::out_dim(n as u32, 2 * quad.t + e as u32), acc[mt][n][2 * h + e]) };
+                        let col = 2 * quad.t + e as u32;
+                        let d = if NATURAL { 8 * n as u32 + col } else { O::K::out_dim(n as u32, col) };
+                        unsafe { s.put_o(lr, d, acc[mt][n][2 * h + e]) };
                     }
                 }
             }

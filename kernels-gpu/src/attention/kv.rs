@@ -38,6 +38,9 @@ pub trait KvFormat: Copy {
     unsafe fn v_frags(v: SwizzledTile, key_base: u32, db: u32, lane: u32) -> [[u32; 2]; 4];
     /// Head dim of column `col` (0..8) of accumulator n-tile `nt`.
     fn out_dim(nt: u32, col: u32) -> u32;
+    /// The 16 one-byte elements of a 16-byte ring chunk as f16 in natural order (two chunks):
+    /// the fp8 wgmma consumer's conversion. Only 1-byte formats are widened.
+    fn widen_chunk_f16(x: [u32; 4]) -> [[u32; 4]; 2];
 }
 
 /// K/V in the same 16-bit type as the GEMMs.
@@ -78,6 +81,10 @@ impl KvFormat for Kv16 {
     #[inline(always)]
     fn out_dim(nt: u32, col: u32) -> u32 {
         8 * nt + col
+    }
+
+    fn widen_chunk_f16(_x: [u32; 4]) -> [[u32; 4]; 2] {
+        unreachable!("16-bit K/V are read by wgmma as they are")
     }
 }
 
@@ -123,6 +130,12 @@ impl<F: Fp8Kind> KvFormat for Kv8<F> {
     fn out_dim(nt: u32, col: u32) -> u32 {
         let q = nt % 4;
         32 * (nt / 4) + 16 * (q / 2) + 2 * col + q % 2
+    }
+
+    #[inline(always)]
+    fn widen_chunk_f16(x: [u32; 4]) -> [[u32; 4]; 2] {
+        let h = x.map(|w| [F::to_f16x2(w as u16), F::to_f16x2((w >> 16) as u16)]);
+        [[h[0][0], h[0][1], h[1][0], h[1][1]], [h[2][0], h[2][1], h[3][0], h[3][1]]]
     }
 }
 

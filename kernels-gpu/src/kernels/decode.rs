@@ -5,7 +5,7 @@ use crate::attention::combine::combine_cta;
 use crate::attention::decode::{decode_cta, Operands};
 use crate::attention::kv::{Kv16, Kv8, KvFormat, QBf16AsF16, Q16, Q8};
 use crate::tile::{Bf16, E4m3, E5m2, F16};
-use ferroflash_contract::decode::stages_for;
+use ferroflash_contract::decode::{geometry_wgmma, stages_for};
 use ferroflash_contract::params::DecodeParams;
 
 macro_rules! operands {
@@ -68,7 +68,13 @@ macro_rules! decode_entry {
                     $rg,
                     { 2 * $rg },
                     { 4 / $rg },
-                    { stages_for($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES, $mt * $rg, $narrow) as usize },
+                    {
+                        if $wg {
+                            geometry_wgmma($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES).stages as usize
+                        } else {
+                            stages_for($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES, $mt * $rg, $narrow) as usize
+                        }
+                    },
                     $narrow,
                     $wg,
                 >(&p)
@@ -82,6 +88,14 @@ macro_rules! decode_entry {
 decode_entry!(ff_decode_bf16_d128_g64, Bf16Ops, 128, 1, 4, false, true);
 #[cfg(target_feature = "sm_90a")]
 decode_entry!(ff_decode_f16_d128_g64, F16Ops, 128, 1, 4, false, true);
+#[cfg(target_feature = "sm_90a")]
+decode_entry!(ff_decode_bf16_e4m3kv_d128_g64, Bf16E4m3Kv, 128, 1, 4, false, true);
+#[cfg(target_feature = "sm_90a")]
+decode_entry!(ff_decode_bf16_e5m2kv_d128_g64, Bf16E5m2Kv, 128, 1, 4, false, true);
+#[cfg(target_feature = "sm_90a")]
+decode_entry!(ff_decode_f16_e4m3kv_d128_g64, F16E4m3Kv, 128, 1, 4, false, true);
+#[cfg(target_feature = "sm_90a")]
+decode_entry!(ff_decode_f16_e5m2kv_d128_g64, F16E5m2Kv, 128, 1, 4, false, true);
 decode_entry!(ff_decode_bf16_d64_m16, Bf16Ops, 64, 1);
 decode_entry!(ff_decode_bf16_d64_m8, Bf16Ops, 64, 1, true);
 decode_entry!(ff_decode_bf16_d64_m32, Bf16Ops, 64, 2);
