@@ -301,6 +301,16 @@ pub unsafe fn ld_shared_v4_u32(src: Smem<[u32; 4]>) -> [u32; 4] {
     [a, b, c, d]
 }
 
+/// `st.shared.v2.u32`: 8 bytes to shared memory.
+///
+/// # Safety
+/// `dst` must be 8-byte aligned inside the block's shared memory.
+#[inline(always)]
+pub unsafe fn st_shared_v2_u32(dst: Smem<[u32; 2]>, v: [u32; 2]) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("st.shared.v2.u32 [{p}], {{{a}, {b}}};", p = in(reg32) dst.addr(), a = in(reg32) v[0], b = in(reg32) v[1], options(nostack)) };
+}
+
 /// `st.shared.v4.u32`: 16 bytes to shared memory.
 ///
 /// # Safety

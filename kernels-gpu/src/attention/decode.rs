@@ -1064,11 +1064,14 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     // Only real rows' O reaches the scratch (the merge reads no other; at 4 real rows of 8 half
     // the stores are dead).
     let real = [row_token(p, b, 2 * quad.t).1, row_token(p, b, 2 * quad.t + 1).1];
+    // Element c of acc[md] is row 2t + c % 2 at head dim out_dim(2 md + c / 2, g): (c, c + 2)
+    // pair up per row (adjacent dims for fp8 K/V: one 8-byte store).
     for (md, a) in acc.iter().enumerate() {
-        for (e, &x) in a.iter().enumerate() {
-            if real[e % 2] {
+        for r in 0..2 {
+            if real[r] {
+                let (d0, d1) = (O::K::out_dim(2 * md as u32, quad.g), O::K::out_dim(2 * md as u32 + 1, quad.g));
                 // SAFETY: inside the merge scratch.
-                unsafe { s.put_o(2 * quad.t + e as u32 % 2, O::K::out_dim(2 * md as u32 + e as u32 / 2, quad.g), x) };
+                unsafe { s.put_o_pair(2 * quad.t + r as u32, (d0, a[r]), (d1, a[r + 2])) };
             }
         }
     }
@@ -1110,12 +1113,10 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
             // Only real rows' O reaches the scratch (the merge reads no other).
             if row_token(p, b, lr).1 {
                 for n in 0..NT {
-                    for e in 0..2 {
-                        // SAFETY: inside the merge scratch of the plan.
-                        let col = 2 * quad.t + e as u32;
-                        let d = if NATURAL { 8 * n as u32 + col } else { O::K::out_dim(n as u32, col) };
-                        unsafe { s.put_o(lr, d, acc[mt][n][2 * h + e]) };
-                    }
+                    let dim = |col: u32| if NATURAL { 8 * n as u32 + col } else { O::K::out_dim(n as u32, col) };
+                    let (d0, d1) = (dim(2 * quad.t), dim(2 * quad.t + 1));
+                    // SAFETY: inside the merge scratch of the plan.
+                    unsafe { s.put_o_pair(lr, (d0, acc[mt][n][2 * h]), (d1, acc[mt][n][2 * h + 1])) };
                 }
             }
             // SAFETY: full warp; then one lane per quad stores.
@@ -1178,6 +1179,24 @@ impl MergeScratch {
     unsafe fn put_o(&self, lr: u32, d: u32, v: f32) {
         // SAFETY: forwarded.
         unsafe { st_shared_u32(self.o.add(lr * self.stride + d).byte_add(0), v.to_bits()) };
+    }
+    /// Two elements of row `lr` at dims `d0` and `d1`: one 8-byte store where `d1 = d0 + 1`
+    /// and `d0` is even (the padded row stride is even), two otherwise.
+    ///
+    /// # Safety
+    /// As `put_o`, for both dims.
+    #[inline(always)]
+    unsafe fn put_o_pair(&self, lr: u32, (d0, v0): (u32, f32), (d1, v1): (u32, f32)) {
+        if d1 == d0 + 1 && d0 % 2 == 0 {
+            // SAFETY: forwarded; 8-byte aligned (even offset from a 16-byte aligned base).
+            unsafe { st_shared_v2_u32(self.o.add(lr * self.stride + d0).byte_add(0), [v0.to_bits(), v1.to_bits()]) };
+        } else {
+            // SAFETY: forwarded.
+            unsafe {
+                self.put_o(lr, d0, v0);
+                self.put_o(lr, d1, v1);
+            }
+        }
     }
     /// # Safety
     /// As `put_o`.
