@@ -46,6 +46,12 @@ macro_rules! decode_entry {
     ($name:ident, $ops:ty, $d:literal, $mt:literal, $narrow:literal) => {
         decode_entry!($name, $ops, $d, $mt, 1, $narrow);
     };
+    // wgmma (`_g64`) variants: 64 rows, one consumer warpgroup; sm_90a only (See Note [wgmma
+    // consumer]).
+    ($name:ident, $ops:ty, $d:literal, wgmma) => {
+        #[cfg(target_feature = "sm_90a")]
+        decode_entry!($name, $ops, $d, 1, 4, false, true);
+    };
     // Row-split (`_w`) variants: one m16 tile per warp, `$rg` row groups.
     ($name:ident, $ops:ty, $d:literal, rows $rg:literal) => {
         decode_entry!($name, $ops, $d, 1, $rg, false, false);
@@ -83,19 +89,12 @@ macro_rules! decode_entry {
     };
 }
 
-// wgmma (`_g64`) variants: sm_90a only (See Note [wgmma consumer]).
-#[cfg(target_feature = "sm_90a")]
-decode_entry!(ff_decode_bf16_d128_g64, Bf16Ops, 128, 1, 4, false, true);
-#[cfg(target_feature = "sm_90a")]
-decode_entry!(ff_decode_f16_d128_g64, F16Ops, 128, 1, 4, false, true);
-#[cfg(target_feature = "sm_90a")]
-decode_entry!(ff_decode_bf16_e4m3kv_d128_g64, Bf16E4m3Kv, 128, 1, 4, false, true);
-#[cfg(target_feature = "sm_90a")]
-decode_entry!(ff_decode_bf16_e5m2kv_d128_g64, Bf16E5m2Kv, 128, 1, 4, false, true);
-#[cfg(target_feature = "sm_90a")]
-decode_entry!(ff_decode_f16_e4m3kv_d128_g64, F16E4m3Kv, 128, 1, 4, false, true);
-#[cfg(target_feature = "sm_90a")]
-decode_entry!(ff_decode_f16_e5m2kv_d128_g64, F16E5m2Kv, 128, 1, 4, false, true);
+decode_entry!(ff_decode_bf16_d128_g64, Bf16Ops, 128, wgmma);
+decode_entry!(ff_decode_f16_d128_g64, F16Ops, 128, wgmma);
+decode_entry!(ff_decode_bf16_e4m3kv_d128_g64, Bf16E4m3Kv, 128, wgmma);
+decode_entry!(ff_decode_bf16_e5m2kv_d128_g64, Bf16E5m2Kv, 128, wgmma);
+decode_entry!(ff_decode_f16_e4m3kv_d128_g64, F16E4m3Kv, 128, wgmma);
+decode_entry!(ff_decode_f16_e5m2kv_d128_g64, F16E5m2Kv, 128, wgmma);
 decode_entry!(ff_decode_bf16_d64_m16, Bf16Ops, 64, 1);
 decode_entry!(ff_decode_bf16_d64_m8, Bf16Ops, 64, 1, true);
 decode_entry!(ff_decode_bf16_d64_m32, Bf16Ops, 64, 2);
