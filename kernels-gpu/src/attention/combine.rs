@@ -12,7 +12,7 @@ use super::softmax::{exp_ref, sink_log2};
 use crate::arch::*;
 use crate::tile::{table_u32, timeline_stamp, warp_max, warp_sum, Elem16};
 use ferroflash_contract::decode::{COMBINE_THREADS, MAX_SPLITS};
-use ferroflash_contract::params::{div_by_group, split_packed_row, DecodeParams, MergeWork, TimelineEvent, NONE_ADDR};
+use ferroflash_contract::params::{split_packed_row, DecodeParams, MergeWork, TimelineEvent, NONE_ADDR};
 use ferroflash_contract::softmax::LN_2;
 
 /// # Safety
@@ -69,8 +69,11 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     let splits = mw.num_splits;
     let tid = thread_idx_x();
     let s_w: Smem<f32> = dynamic_smem_base().byte_add(0);
-    let head_of = |lr: u32| mw.kv_head * p.group + split_packed_row(mw.row_start + lr, p.group, p.group_magic).1;
-    let token_of = |lr: u32| first_token + div_by_group(mw.row_start + lr, p.group_magic);
+    // Local row -> (token, q head) of the output.
+    let row_of = |lr: u32| {
+        let (i, h) = split_packed_row(mw.row_start + lr, p.group, p.group_magic);
+        (first_token + i, mw.kv_head * p.group + h)
+    };
 
     // Phase 1, one warp per row (warp-uniform loop: shuffles need the whole warp).
     const PER_LANE: usize = (MAX_SPLITS / 32) as usize;
@@ -87,7 +90,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
                 *x = f32::from_bits(unsafe { ld_global_u32(Gmem::from_addr(p.partial_lse).add(((mw.first_slot + s) * p.rows_per_block + lr) as u64)) });
             }
         }
-        let sink = sink_log2(p, head_of(lr));
+        let sink = sink_log2(p, row_of(lr).1);
         // SAFETY: full warp.
         let m = unsafe { warp_max(lse.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b))) }.max(sink);
         let r = exp_ref(m);
@@ -103,8 +106,9 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
         }
         if lane == 0 && part == 0 && p.lse != NONE_ADDR {
             let lse = if l != 0.0 { (m + lg2_approx_ftz_f32(l)) * LN_2 } else { f32::NEG_INFINITY };
+            let (i, h) = row_of(lr);
             // SAFETY: a real row of the validated LSE tensor.
-            unsafe { *Gmem::<f32>::from_addr(p.lse).add((token_of(lr) * p.q_heads + head_of(lr)) as u64).ptr() = lse };
+            unsafe { *Gmem::<f32>::from_addr(p.lse).add((i * p.q_heads + h) as u64).ptr() = lse };
         }
         lr += COMBINE_THREADS / 32;
     }
@@ -163,7 +167,8 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
             m *= 2;
         }
         if valid && k == 0 {
-            let at = (token_of(lr) * p.q_heads + head_of(lr)) as u64 * p.head_dim as u64 + d as u64;
+            let (i, h) = row_of(lr);
+            let at = (i * p.q_heads + h) as u64 * p.head_dim as u64 + d as u64;
             let out = Gmem::<u16>::from_addr(p.o).add(at);
             // SAFETY: a real row of the validated output, 8-byte aligned (d % 4 == 0).
             unsafe {
