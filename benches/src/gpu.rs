@@ -201,6 +201,8 @@ pub struct Knobs {
     pub row_split: Option<bool>,
     /// `--wgmma on|off`.
     pub wgmma: Option<bool>,
+    /// `--tma auto|on|off`.
+    pub tma: Option<bool>,
     pub tail: Option<ferroflash::TailSplit>,
     /// `--cluster on|off`.
     pub cluster_merge: bool,
@@ -224,6 +226,7 @@ impl Default for Knobs {
             m_tiles: c.m_tiles,
             row_split: c.row_split,
             wgmma: c.wgmma,
+            tma: c.tma,
             tail: c.tail,
             cluster_merge: c.cluster_merge,
             max_cluster_splits: c.max_cluster_splits,
@@ -277,6 +280,7 @@ impl Case {
         cfg.m_tiles = knobs.m_tiles;
         cfg.row_split = knobs.row_split;
         cfg.wgmma = knobs.wgmma;
+        cfg.tma = knobs.tma;
         cfg.tail = knobs.tail;
         cfg.cluster_merge = knobs.cluster_merge;
         cfg.max_cluster_splits = knobs.max_cluster_splits;

@@ -64,6 +64,10 @@ enum Cmd {
         /// sm_90a: `auto` (the library's choice: on), `on` or `off` (the `_w64` kernels).
         #[arg(long, default_value = "auto")]
         wgmma: String,
+        /// K/V tiles by TMA tensor maps on sm_90a where the page size and layout allow it:
+        /// `auto` (the library's choice: on), `on` or `off` (every tile by `cp.async`).
+        #[arg(long, default_value = "auto")]
+        tma: String,
         /// Experimental tail split `PERCENT:CHUNK_TILES` (e.g. `25:4`): the last PERCENT of every
         /// split block's tiles in chunks of CHUNK_TILES, taken by the SMs that finish first.
         #[arg(long)]
@@ -135,6 +139,7 @@ fn main() {
             m_tiles,
             row_split,
             wgmma,
+            tma,
             tail,
             cluster,
             cluster_max,
@@ -159,6 +164,10 @@ fn main() {
                 "auto" => Ok(None),
                 v => on_off("--wgmma", v, "auto, on or off").map(Some),
             };
+            let tma = match tma.as_str() {
+                "auto" => Ok(None),
+                v => on_off("--tma", v, "auto, on or off").map(Some),
+            };
             let tail = match tail.as_deref().map(parse_tail) {
                 None => Ok(None),
                 Some(t) => t.map(Some),
@@ -181,6 +190,7 @@ fn main() {
                     m_tiles: m_tiles?,
                     row_split: row_split?,
                     wgmma: wgmma?,
+                    tma: tma?,
                     tail: tail?,
                     cluster_merge: cluster_merge?,
                     max_cluster_splits: cluster_max,

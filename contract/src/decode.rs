@@ -144,6 +144,42 @@ impl DecodeGeometry {
     pub const fn keys_per_warp(&self) -> u32 {
         KV_TILE_TOKENS / self.key_groups()
     }
+    /// Bytes of one 128-byte column block of a K/V tile in the ring (64 rows x 128 bytes): the
+    /// 128-byte-swizzle layout a TMA tensor-map copy writes (chunk `c % 8 ^ row % 8` of block
+    /// `c / 8`), wherever a row has whole 128-byte blocks (16-bit head dim 64 and up, fp8 128
+    /// and up; with one block it is the `ldmatrix` row layout); 0 for 64-byte rows (fp8 d64),
+    /// which keep the row layout. See Note [TMA tiles] in docs/DESIGN.md.
+    pub const fn ring_column_block_bytes(&self) -> u32 {
+        if self.wgmma || self.chunks_per_row() >= 8 {
+            KV_TILE_TOKENS * 128
+        } else {
+            0
+        }
+    }
+    /// Tokens per TMA box when K/V tiles can be copied by tensor maps for pages of `page_size`
+    /// tokens in the NHD layout (`nhd`), 0 when they cannot: one load warp, rows of whole
+    /// 128-byte blocks ([`ring_column_block_bytes`](Self::ring_column_block_bytes)), a box of
+    /// `min(page_size, 64)` tokens that divides both 64 and the page and has at least 8 rows (a
+    /// 1 KiB swizzle atom), and at most 16 boxes per K (or V) tile, so that one lane issues each
+    /// box of a stage. Tiles with rows past the split's end keep the `cp.async` path (its zero
+    /// fill); so does every tile of a split whose start is not on a box boundary.
+    pub const fn tma_box_tokens(&self, page_size: u32, nhd: bool) -> u32 {
+        let rows = if page_size < KV_TILE_TOKENS { page_size } else { KV_TILE_TOKENS };
+        let blocks = self.head_dim * self.kv_elem_bytes / 128;
+        if !nhd
+            || self.producer_warps != 1
+            || self.ring_column_block_bytes() == 0
+            || (self.head_dim * self.kv_elem_bytes) % 128 != 0
+            || rows < 8
+            || KV_TILE_TOKENS % rows != 0
+            || page_size % rows != 0
+            || (KV_TILE_TOKENS / rows) * blocks > 16
+        {
+            0
+        } else {
+            rows
+        }
+    }
     /// 16-byte chunks in one K/V row.
     pub const fn chunks_per_row(&self) -> u32 {
         self.head_dim * self.kv_elem_bytes / CHUNK_BYTES
@@ -167,8 +203,9 @@ impl DecodeGeometry {
         let q_bytes = self.rows_per_block() * self.head_dim * 2;
         let q_offset = 0;
         let row_scale_offset = q_offset + q_bytes;
-        // wgmma tiles start on a swizzle atom (1024 bytes; the dynamic window is 1024-aligned).
-        let ring_align = if self.wgmma { 1024 } else { 128 };
+        // Ring tiles start on a swizzle atom (1024 bytes; the dynamic window is 1024-aligned):
+        // the 128-byte-swizzle layout of wgmma and TMA copies repeats every 1024 bytes.
+        let ring_align = 1024;
         let ring_offset = align_up(row_scale_offset + 4 * self.rows_per_block(), ring_align);
         // Per key group: O (rows x padded head_dim f32) + max and sum per row (2 x rows f32).
         let merge_bytes =
@@ -544,5 +581,40 @@ mod tests {
         assert!(p.convert_offset + 2 * 64 * 128 * 2 <= p.mbar_offset);
         assert!(p.cluster_offset + 64 * 129 * 4 <= p.mbar_offset);
         assert!(2 * (p.total_bytes + 1024) <= 228 * 1024);
+    }
+
+    /// TMA boxes: a page's rows of one kv head for pages that divide or are multiples of 64
+    /// tokens (8 rows at least), NHD only, one load warp, whole 128-byte row blocks, at most 16
+    /// boxes per tile; every ring stage on a 1 KiB swizzle atom.
+    #[test]
+    fn tma_box_tokens_by_page_size() {
+        let bf16 = geometry(128, 2, 1, false);
+        assert_eq!(bf16.ring_column_block_bytes(), 64 * 128);
+        let boxes: [u32; 10] = [1, 3, 4, 8, 16, 24, 32, 64, 128, 192].map(|p| bf16.tma_box_tokens(p, true));
+        assert_eq!(boxes, [0, 0, 0, 8, 16, 0, 32, 64, 64, 64]);
+        assert_eq!(bf16.tma_box_tokens(16, false), 0, "HND pages stay on cp.async");
+        // Narrow fp8 d128: one block per row, so 8-row pages fit 16 boxes.
+        let fp8 = geometry(128, 1, 1, true);
+        assert_eq!(fp8.tma_box_tokens(8, true), 8);
+        assert_eq!(fp8.tma_box_tokens(16, true), 16);
+        // 64-byte rows (fp8 d64) keep the row layout and cp.async.
+        assert_eq!(geometry(64, 1, 1, true).ring_column_block_bytes(), 0);
+        assert_eq!(geometry(64, 1, 1, true).tma_box_tokens(16, true), 0);
+        // Four load warps (16-bit d128 m32) share a tile by rows: cp.async.
+        assert_eq!(geometry(128, 2, 2, false).tma_box_tokens(16, true), 0);
+        // d256 16-bit: four blocks per row, so 16-row pages are the smallest (8 would need 32 boxes).
+        assert_eq!(geometry(256, 2, 1, false).tma_box_tokens(16, true), 16);
+        assert_eq!(geometry(256, 2, 1, false).tma_box_tokens(8, true), 0);
+        for hd in [64, 128, 256] {
+            for eb in [1, 2] {
+                for (mt, rg, narrow) in [(1, 1, false), (1, 1, true), (2, 1, false), (1, 2, false), (1, 4, false)] {
+                    if layout_supported(hd, mt, rg, narrow) {
+                        let p = geometry_rows(hd, eb, mt, rg, narrow).smem();
+                        assert!(p.ring_offset.is_multiple_of(1024) && p.stage_bytes.is_multiple_of(1024));
+                        assert!(p.kv_tile_bytes.is_multiple_of(1024));
+                    }
+                }
+            }
+        }
     }
 }

@@ -237,7 +237,33 @@ pub struct DecodeParams {
     /// multiply-high instead of a division (the decode kernels keep the division: with the
     /// multiply-high their cluster workloads measured 0.2-0.5 us slower, docs/perf.md change 71).
     pub group_magic: u32,
+    /// Tokens per TMA box of the K/V tensor maps ([`crate::decode::DecodeGeometry::tma_box_tokens`]),
+    /// or 0: every tile by `cp.async` (See Note [TMA tiles] in docs/DESIGN.md).
+    pub tma_box_tokens: u32,
+    /// Puts `k_map` on a 64-byte offset (asserted below): rustc passes kernel parameters with
+    /// at most 16-byte alignment, so the PTX build raises the decode entries' parameter to
+    /// `.align 64` (`ferroflash_ptxbuild::apply_param_alignment`) and the maps must sit on
+    /// 64-byte offsets inside it.
+    pub _tma_pad: [u32; 3],
+    /// Tensor map of the K pool (when `tma_box_tokens > 0`): dims (head dim, kv head, token in
+    /// page, page), box (128 bytes, 1, `tma_box_tokens`, 1), 128-byte swizzle. Read by the TMA
+    /// unit from this parameter block (`.param` space).
+    pub k_map: TensorMap,
+    /// Tensor map of the V pool, as `k_map`.
+    pub v_map: TensorMap,
 }
+
+/// An opaque CUDA tensor map (`CUtensorMap`: 128 bytes, used from a 64-byte aligned
+/// address), encoded by the host driver (`cuTensorMapEncodeTiled`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
+pub struct TensorMap(pub [u64; 16]);
+
+/// Alignment the decode entries' parameter block is declared with in the PTX, so that the TMA
+/// unit finds the tensor maps on 64-byte boundaries.
+pub const PARAMS_ALIGN: usize = 64;
+const _: () = assert!(core::mem::offset_of!(DecodeParams, k_map) % PARAMS_ALIGN == 0);
+const _: () = assert!(core::mem::offset_of!(DecodeParams, v_map) % PARAMS_ALIGN == 0);
 
 /// Head ratios (`q_heads / kv_heads`) must stay below this (validated by the host), so that
 /// [`div_by_group`] is exact for every packed row of a CTA.

@@ -44,7 +44,8 @@ use ferroflash_contract::decode::{
 use ferroflash_contract::names::decode as names;
 pub use ferroflash_contract::names::Elem;
 use ferroflash_contract::params::{
-    DecodeParams, DecodeWork, MergeWork, NONE_ADDR, NO_WINDOW, TIMELINE_TILE_WORDS, TIMELINE_WORDS,
+    DecodeParams, DecodeWork, MergeWork, TensorMap, NONE_ADDR, NO_WINDOW, TIMELINE_TILE_WORDS,
+    TIMELINE_WORDS,
 };
 use ferroflash_contract::softmax::LOG2_E;
 use ferroflash_contract::{KvLayout, PagedKvLayout};
@@ -115,6 +116,11 @@ pub struct DecodeConfig {
     /// CTAs over 16-bit K/V at head dim 128 on the sm_90a module, in place of `_w64`: `None`
     /// (default) = automatic (on where it applies), `Some(true)` the same, `Some(false)` off.
     pub wgmma: Option<bool>,
+    /// K/V tiles by TMA tensor maps (See Note [TMA tiles] in docs/DESIGN.md) on the sm_90a
+    /// module where the page size, the layout (NHD) and the variant allow it
+    /// ([`ferroflash_contract::decode::DecodeGeometry::tma_box_tokens`]): `None` (default) =
+    /// automatic (on where it applies), `Some(false)` every tile by `cp.async`.
+    pub tma: Option<bool>,
     /// Experimental: cut the end of every split block into small chunks that the SMs finishing
     /// first take ([`crate::plan::TailSplit`]); `None` (default): off.
     pub tail: Option<TailSplit>,
@@ -168,6 +174,7 @@ impl DecodeConfig {
             m_tiles: None,
             row_split: None,
             wgmma: None,
+            tma: None,
             tail: None,
             cluster_merge: true,
             max_cluster_splits: MAX_CLUSTER_SPLITS,
@@ -441,6 +448,8 @@ pub struct DecodePlan {
     decode_kernel: &'static str,
     combine_kernel: &'static str,
     dims: LaunchDims,
+    /// Rows per TMA box of the decode variant's K/V tensor maps, 0 for `cp.async` only.
+    tma_box_tokens: u32,
     /// Cluster size of the decode grid in cluster-merge mode, 0 otherwise.
     cluster: u32,
     /// Combine CTAs per merge item ([`crate::plan::combine_parts`]).
@@ -728,7 +737,7 @@ impl DecodePlan {
         let max_rows = q_lens.iter().map(|q| q * group).max().unwrap_or(0);
         let m_tiles = cfg.m_tiles_for_rows(max_rows);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
-        let (decode_kernel, dims, ctas_per_sm) = Self::variant(dev, cfg, m_tiles, narrow)?;
+        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) = Self::variant(dev, cfg, m_tiles, narrow)?;
         let mut plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm);
         let cluster = Self::cluster_merge(dev, cfg, &mut plan, decode_kernel, dims)?;
         let rows_per_block = plan.rows_per_block() as usize;
@@ -758,6 +767,7 @@ impl DecodePlan {
             m_tiles,
             ctas_per_sm,
             decode_kernel,
+            tma_box_tokens,
             combine_kernel: Self::combine_kernel(cfg),
             dims: LaunchDims {
                 grid: (plan.work.len() as u32, 1, 1),
@@ -796,7 +806,7 @@ impl DecodePlan {
         let max_rows = cap.max_new_tokens * group;
         let m_tiles = cfg.m_tiles_for_rows(max_rows);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
-        let (decode_kernel, dims, ctas_per_sm) = Self::variant(dev, cfg, m_tiles, narrow)?;
+        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) = Self::variant(dev, cfg, m_tiles, narrow)?;
         let rows_per_block = M_TILE_ROWS * m_tiles;
         // Work items: without a split, one per (request, kv head, row block); with automatic
         // splits at most MAX_WAVE_SPLITS per block or one wave; with Fixed(n) at most n (<= MAX_SPLITS) per block.
@@ -841,6 +851,7 @@ impl DecodePlan {
             m_tiles,
             ctas_per_sm,
             decode_kernel,
+            tma_box_tokens,
             combine_kernel: Self::combine_kernel(cfg),
             dims: LaunchDims {
                 grid: (max_work as u32, 1, 1),
@@ -922,14 +933,14 @@ impl DecodePlan {
     }
 
     /// Kernel variant for `m_tiles` (narrow or not; row groups from the config): name, launch
-    /// shape (grid still 0), resident CTAs per SM. A narrow variant has the geometry of its
-    /// 16-row one.
+    /// shape (grid still 0), resident CTAs per SM, rows per TMA box (0: no TMA tiles). A narrow
+    /// variant has the geometry of its 16-row one.
     fn variant(
         dev: &Device,
         cfg: &DecodeConfig,
         m_tiles: u32,
         narrow: bool,
-    ) -> Result<(&'static str, LaunchDims, u32)> {
+    ) -> Result<(&'static str, LaunchDims, u32, u32)> {
         let row_groups = cfg.row_groups_for(m_tiles);
         let wgmma = cfg.wgmma != Some(false)
             && dev.arch() == crate::ModuleArch::Sm90a
@@ -953,7 +964,12 @@ impl DecodePlan {
             smem_bytes: geo.smem().total_bytes,
         };
         let ctas_per_sm = launch::prepare(dev, name, dims.block_threads, dims.smem_bytes)?;
-        Ok((name, dims, ctas_per_sm))
+        let tma_box_tokens = if cfg.tma != Some(false) && dev.arch() == crate::ModuleArch::Sm90a {
+            geo.tma_box_tokens(cfg.page_size, cfg.kv_layout == KvLayout::Nhd)
+        } else {
+            0
+        };
+        Ok((name, dims, ctas_per_sm, tma_box_tokens))
     }
 
     /// Cluster-merge mode for `plan` where the config, the arch and the plan allow it and the
@@ -991,6 +1007,12 @@ impl DecodePlan {
     /// (diagnostics: cluster-merge mode needs all of a plan's clusters resident).
     pub fn cluster_capacity(&self, dev: &Device, n: u32) -> Result<u32> {
         launch::max_active_clusters(dev, self.decode_kernel, self.dims, n)
+    }
+
+    /// Rows per TMA box when the decode kernel copies whole K/V tiles by tensor maps
+    /// ([`DecodeConfig::tma`]), 0 when every tile goes by `cp.async`.
+    pub fn tma_box_tokens(&self) -> u32 {
+        self.tma_box_tokens
     }
 
     /// Cluster size of the decode grid when split-KV partials are merged in clusters
@@ -1335,7 +1357,65 @@ impl DecodePlan {
             kv_slot_stride_rows: layout.slot_stride_rows(),
             kv_head_stride_rows: layout.head_stride_rows(),
             group_magic: ferroflash_contract::params::group_magic(c.q_heads / c.kv_heads),
+            tma_box_tokens: self.tma_box_tokens,
+            _tma_pad: [0; 3],
+            k_map: self.kv_map(raw.k_pool)?,
+            v_map: self.kv_map(raw.v_pool)?,
         })
+    }
+
+    /// The tensor map of a K or V pool at `pool` for the TMA tiles (See Note [TMA tiles] in
+    /// docs/DESIGN.md), or zeros when the plan has none: dims (head dim, kv head, token in
+    /// page, page) of the NHD pool, innermost first; box (128 bytes of head dim, 1,
+    /// `tma_box_tokens`, 1); 128-byte swizzle, the ring's column-block layout.
+    fn kv_map(&self, pool: u64) -> Result<TensorMap> {
+        use cudarc::driver::sys;
+        let rows = self.tma_box_tokens;
+        if rows == 0 {
+            return Ok(TensorMap::default());
+        }
+        let c = &self.cfg;
+        let eb = c.operand_types().1.bytes() as u64;
+        let dims: [u64; 4] = [
+            c.head_dim as u64,
+            c.kv_heads as u64,
+            c.page_size as u64,
+            c.num_pages as u64,
+        ];
+        let row = c.head_dim as u64 * eb;
+        let strides: [u64; 3] = [row, row * c.kv_heads as u64, row * (c.kv_heads * c.page_size) as u64];
+        let boxes: [u32; 4] = [(128 / eb) as u32, 1, rows, 1];
+        let elem_strides = [1u32; 4];
+        let dtype = if eb == 2 {
+            sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT16
+        } else {
+            sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT8
+        };
+        let mut map = sys::CUtensorMap { opaque: [0; 16] };
+        // SAFETY: every array has the rank's length; the driver only encodes (no device access).
+        let r = unsafe {
+            sys::cuTensorMapEncodeTiled(
+                &mut map,
+                dtype,
+                4,
+                pool as *mut std::ffi::c_void,
+                dims.as_ptr(),
+                strides.as_ptr(),
+                boxes.as_ptr(),
+                elem_strides.as_ptr(),
+                sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
+                sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+                sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+            )
+        };
+        if r != sys::cudaError_enum::CUDA_SUCCESS {
+            return Err(Error::Driver {
+                op: "cuTensorMapEncodeTiled",
+                msg: format!("{r:?}"),
+            });
+        }
+        Ok(TensorMap(map.opaque))
     }
 
     fn launch(

@@ -739,6 +739,69 @@ pub unsafe fn cp_async_mbarrier_arrive_noinc_shared_b64(bar: Smem<u64>) {
     unsafe { asm!("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [{b}];", b = in(reg32) bar.addr(), options(nostack)) };
 }
 
+/// `mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], tx`: raise the phase's expected
+/// transaction bytes by `tx` (0 allowed), then arrive once. A phase completes when every
+/// expected arrival came and the bytes of every `complete_tx` (TMA copies) have landed.
+///
+/// # Safety
+/// `bar` an initialised mbarrier whose current phase expects this arrival and, when `tx > 0`,
+/// copies of `tx` bytes that signal it.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub unsafe fn mbarrier_arrive_expect_tx_shared_b64(bar: Smem<u64>, tx: u32) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!(
+            "{{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [{b}], {tx}; }}",
+            b = in(reg32) bar.addr(), tx = in(reg32) tx, options(nostack)
+        )
+    };
+}
+
+/// `cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [dst],
+/// [map, {c0, c1, c2, c3}], [bar]`: the TMA unit copies the box of the tensor map at generic
+/// address `map` whose first element has coordinates `c` (innermost first) into `dst` in the
+/// map's swizzle layout, and signals `bar` with the box's bytes ("Data Movement and Conversion
+/// Instructions: cp.async.bulk.tensor").
+///
+/// # Safety
+/// `map` the generic address of a valid tensor map (64-byte aligned, in `.param`, `.const` or
+/// `.global` space) whose box lies inside its tensor; `dst` this CTA's shared memory, aligned
+/// to the swizzle atom (1024 bytes for the 128-byte swizzle), with room for the box and not
+/// read or written until `bar`'s phase completes; `bar` expects the bytes (`expect_tx`).
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+pub unsafe fn cp_async_bulk_tensor_4d_shared_global(dst: Smem<u8>, map: u64, c: [i32; 4], bar: Smem<u64>) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!(
+            "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{d}], [{m}, {{{c0}, {c1}, {c2}, {c3}}}], [{b}];",
+            d = in(reg32) dst.addr(), m = in(reg64) map, c0 = in(reg32) c[0], c1 = in(reg32) c[1],
+            c2 = in(reg32) c[2], c3 = in(reg32) c[3], b = in(reg32) bar.addr(), options(nostack)
+        )
+    };
+}
+
+/// The generic address of parameter 0 of the kernel `$kernel` (its by-value parameter block):
+/// `mov.b64` of the `.param` symbol, then `cvta.param.u64` (PTX ISA 7.7, "Data Movement and
+/// Conversion Instructions: cvta"). Only meaningful inside the body of `$kernel` itself, which
+/// is where the decode entries expand it; the TMA unit reads tensor maps through it without a
+/// copy of the block (rustc cannot mark the parameter `__grid_constant__`).
+#[macro_export]
+macro_rules! kernel_param0_address {
+    ($kernel:ident) => {{
+        let a: u64;
+        // SAFETY: reads no memory; the symbol is the enclosing kernel's parameter.
+        unsafe {
+            core::arch::asm!(
+                concat!("mov.b64 {a}, ", stringify!($kernel), "_param_0;\n\tcvta.param.u64 {a}, {a};"),
+                a = out(reg64) a, options(pure, nomem, nostack)
+            )
+        };
+        a
+    }};
+}
+
 /// Test (sm_80: `mbarrier.test_wait.parity`) or wait a while (sm_90+: `mbarrier.try_wait.parity`)
 /// for the phase with `parity` of `bar` to complete; true once it has (acquire semantics).
 ///

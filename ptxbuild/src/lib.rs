@@ -146,7 +146,39 @@ pub fn build(
     }
     check_self_contained(&out)?;
     apply_register_caps(&out)?;
+    apply_param_alignment(&out)?;
     Ok(out)
+}
+
+/// Declare every decode entry's parameter block (`DecodeParams`, by value) `.align 64`
+/// (`ferroflash_contract::params::PARAMS_ALIGN`): its K/V tensor maps sit on 64-byte offsets and
+/// the TMA unit reads them in place, but rustc's nvptx calling convention stops at 16-byte
+/// parameter alignment. Idempotent.
+pub fn apply_param_alignment(ptx: &Path) -> Result<(), String> {
+    use ferroflash_contract::names::decode::VARIANTS;
+    use ferroflash_contract::params::PARAMS_ALIGN;
+    let mut text = std::fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
+    let mut changed = false;
+    for v in VARIANTS {
+        let param = format!(" .b8 {}_param_0[", v.name);
+        let Some(at) = text.find(&param) else { continue };
+        let line = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let decl = &text[line..at];
+        let want = format!(".param .align {PARAMS_ALIGN}");
+        if decl.trim_start() == want {
+            continue;
+        }
+        if !decl.trim_start().starts_with(".param .align ") {
+            return Err(format!("{}: unexpected parameter of {}: {decl}", ptx.display(), v.name));
+        }
+        let indent = &decl[..decl.len() - decl.trim_start().len()];
+        text.replace_range(line..at, &format!("{indent}{want}"));
+        changed = true;
+    }
+    if changed {
+        std::fs::write(ptx, text).map_err(|e| format!("{}: {e}", ptx.display()))?;
+    }
+    Ok(())
 }
 
 /// Insert `.maxnreg N` after the parameter list of every decode entry the contract caps

@@ -57,6 +57,8 @@ pub struct DecodeCase {
     pub row_split: Option<bool>,
     /// `DecodeConfig::wgmma` (default `None`: automatic).
     pub wgmma: Option<bool>,
+    /// `DecodeConfig::tma` (default `None`: automatic).
+    pub tma: Option<bool>,
     /// Axis order inside a K/V page (default NHD).
     pub kv_layout: KvLayout,
 }
@@ -272,6 +274,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.narrow_rows = c.narrow_rows;
     cfg.row_split = c.row_split;
     cfg.wgmma = c.wgmma;
+    cfg.tma = c.tma;
     cfg.kv_layout = c.kv_layout;
     cfg.sm_scale = Some(problem.sm_scale);
     let q_indptr = problem.q_indptr();
@@ -397,12 +400,21 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
         tolerance_for(out, c.kv_dtype),
     )
     .map_err(|e| format!("{e} [seed {}]", c.seed))?;
+    // FNV-1a over the output bits (O then LSE): equal hashes, bitwise equal outputs.
+    let hash = o_bits
+        .iter()
+        .map(|&b| b as u32)
+        .chain(lse.iter().map(|x| x.to_bits()))
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, w| {
+            (h ^ w as u64).wrapping_mul(0x0100_0000_01b3)
+        });
     Ok(format!(
-        "{report}; {} CTAs, {} merges, {}, clusters of {}",
+        "{report}; {} CTAs, {} merges, {}, clusters of {}, tma boxes of {}, output {hash:016x}",
         plan.plan().work.len(),
         plan.plan().merge.len(),
         plan.kernel(),
-        plan.cluster_splits()
+        plan.cluster_splits(),
+        plan.tma_box_tokens()
     ))
 }
 
@@ -413,10 +425,10 @@ fn run_case_expecting(
     c: &DecodeCase,
     what: &str,
     want: impl Fn(&str) -> bool,
-) -> Result<(), String> {
+) -> Result<String, String> {
     let report = run_case(dev, c).map_err(|e| format!("{e}\n    case: {c:?}"))?;
     if want(&report) {
-        Ok(())
+        Ok(report)
     } else {
         Err(format!("expected {what}, got: {report}\n    case: {c:?}"))
     }
@@ -497,6 +509,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     narrow_rows: None,
                     row_split: None,
                     wgmma: None,
+                    tma: None,
                     kv_layout: cycled_kv_layout(i),
                 });
                 i += 1;
@@ -560,6 +573,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     narrow_rows: None,
                     row_split: None,
                     wgmma: None,
+                    tma: None,
                     kv_layout: cycled_kv_layout(i),
                 });
                 i += 1;
@@ -637,6 +651,10 @@ pub fn cases() -> Vec<Case> {
             run: wgmma_consumer,
         },
         Case {
+            name: "decode/tma_tiles_against_reference",
+            run: tma_tiles,
+        },
+        Case {
             name: "decode/hnd_pages_against_reference",
             run: hnd_pages,
         },
@@ -686,6 +704,7 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         narrow_rows: None,
         row_split: None,
         wgmma: None,
+        tma: None,
         kv_layout: KvLayout::Nhd,
     }
 }
@@ -920,6 +939,69 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
         if let Err(e) = run_case_expecting(d, &c, "the wgmma _g64 kernel", |r| r.contains("_g64,"))
         {
             failures.push(format!("case {i}: {e}"));
+        }
+    }
+    all_passed(failures)
+}
+
+/// K/V tiles by TMA tensor maps (sm_90a; See Note [TMA tiles] in docs/DESIGN.md): page sizes
+/// 8 to 128 (one to eight pages per tile), head dims 64, 128 and 256, 16-bit, fp8-KV and
+/// all-FP8 modes, the 16-row, narrow, row-split and wgmma consumers, fixed and automatic splits
+/// (split starts on and off a page boundary), cluster merge and combine, softcap, window and
+/// sinks, ragged lengths whose last tile is partial (its `cp.async` zero fill) and NaN-poisoned
+/// spare rows: each case must run with TMA tiles and match the reference, and again with
+/// `tma = Some(false)`, bitwise equal to the TMA run (the same bytes land in the same layout).
+/// Skipped on other modules.
+fn tma_tiles(d: &Device) -> CaseResult {
+    use DType::{Bf16, E4m3, E5m2, F16};
+    if d.arch() != ferroflash::ModuleArch::Sm90a {
+        return Ok(Outcome::Skip("TMA tiles are used on the sm_90a module only".into()));
+    }
+    // (head dim, page, group, new tokens, Q type, K/V type, splits)
+    let cases = [
+        (128, 16, 4, 1, Bf16, Bf16, Splits::Auto),
+        (128, 64, 8, 1, F16, F16, Splits::Fixed(3)),
+        (128, 32, 4, 4, Bf16, Bf16, Splits::Auto),
+        (128, 8, 1, 1, Bf16, Bf16, Splits::Fixed(5)),
+        (128, 128, 12, 2, Bf16, Bf16, Splits::Auto),
+        (64, 16, 7, 1, Bf16, Bf16, Splits::Fixed(2)),
+        (256, 16, 4, 1, F16, F16, Splits::Auto),
+        (256, 64, 2, 3, Bf16, Bf16, Splits::Fixed(4)),
+        (128, 16, 4, 1, Bf16, E4m3, Splits::Auto),
+        (128, 8, 8, 1, F16, E5m2, Splits::Fixed(3)),
+        (128, 64, 4, 1, E4m3, E4m3, Splits::Auto),
+        (128, 16, 8, 16, Bf16, Bf16, Splits::Auto),
+        (128, 32, 8, 8, Bf16, E4m3, Splits::Auto),
+        (128, 16, 4, 12, Bf16, Bf16, Splits::Fixed(2)),
+    ];
+    let mut failures = Vec::new();
+    for (i, (head_dim, page, group, q_len, dt, kv, splits)) in cases.into_iter().enumerate() {
+        let mut c = base(head_dim, page, group, q_len, vec![0, 1, 64, 97, 640, 1000 + 613 * i as u32]);
+        (c.dtype, c.kv_dtype) = (dt, kv);
+        c.scales = kv.is_fp8().then_some(ScaleLayout::PerKvHead);
+        c.splits = splits;
+        c.softcap = (i % 3 == 1).then_some(30.0);
+        c.window_left = (i % 4 == 2).then_some(500);
+        c.sinks = i % 2 == 1;
+        c.cluster_merge = i % 5 != 3;
+        c.seed = 9900 + i as u64;
+        let tag = format!("tma boxes of {},", page.min(64));
+        let on = run_case_expecting(d, &c, "TMA tiles", |r| r.contains(&tag));
+        c.tma = Some(false);
+        let off = run_case_expecting(d, &c, "no TMA tiles", |r| r.contains("tma boxes of 0,"));
+        match (on, off) {
+            (Ok(a), Ok(b)) => {
+                // The same bytes reached the same consumers: bitwise equal outputs.
+                let hash = |r: &str| r.rsplit(", output ").next().unwrap_or("").to_string();
+                if hash(&a) != hash(&b) {
+                    failures.push(format!("case {i}: TMA and cp.async runs differ: {a} / {b}\n    case: {c:?}"));
+                }
+            }
+            (a, b) => {
+                for e in [a.err(), b.err()].into_iter().flatten() {
+                    failures.push(format!("case {i}: {e}"));
+                }
+            }
         }
     }
     all_passed(failures)
@@ -1230,6 +1312,7 @@ fn soak(d: &Device) -> CaseResult {
             narrow_rows: None,
             row_split: None,
             wgmma: None,
+            tma: None,
             kv_layout: [KvLayout::Nhd, KvLayout::Hnd][pick(&mut rng, 2)],
         };
         let r = if i % 100 == 99 {

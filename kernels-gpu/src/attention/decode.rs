@@ -106,6 +106,7 @@ pub unsafe fn decode_cta<
     const WG: bool,
 >(
     p: &DecodeParams,
+    params_addr: u64,
 ) {
     const {
         assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0 && NJ == 2 * RG && KG * RG == CONSUMER_WARPS as usize);
@@ -167,7 +168,7 @@ pub unsafe fn decode_cta<
     // SAFETY: forwarded launch contract; the branch is warp-uniform.
     unsafe {
         if warp >= CONSUMER_WARPS {
-            producer::<O::K, D, STAGES>(p, &b, mbar, warp - CONSUMER_WARPS);
+            producer::<O::K, D, STAGES>(p, &b, mbar, warp - CONSUMER_WARPS, params_addr);
             // The ring becomes the consumers' merge scratch: meet them once more after the
             // last copy landed (See Note [ring reuse] in docs/DESIGN.md).
             barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads());
@@ -198,8 +199,13 @@ pub unsafe fn decode_cta<
 /// entries (consecutive tokens across lanes: coalesced) and computes their 64-bit byte offsets
 /// in the pools; the copy loop then broadcasts each row's offset with `shfl` to the lanes that
 /// copy that row's 16-byte chunks, so every warp-wide `cp.async` moves whole rows.
+///
+/// Whole tiles of a split that starts on a box boundary go by TMA tensor maps instead when the
+/// host encoded them (`p.tma_box_tokens > 0`, sm_90+; See Note [TMA tiles] in docs/DESIGN.md):
+/// the lanes read the tile's page ids as above and issue one box each. `params_addr` is the
+/// generic address of the kernel's parameter block, where the maps are.
 #[inline(always)]
-unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, mbar: Mbarriers, load_warp: u32) {
+unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, mbar: Mbarriers, load_warp: u32, params_addr: u64) {
     if b.num_tiles == 0 {
         // Nothing to load (an empty split): the consumers see no tile either.
         return;
@@ -239,12 +245,11 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     // with the strides from the params): the kv head's part is the same for every row.
     let page_rows = p.page_size as u64 * p.kv_heads as u64;
     let head_row = b.work.kv_head as u64 * p.kv_head_stride_rows as u64;
-    let offsets = |t: u32| -> [u64; 2] {
+    let offsets = |t: u32, ids: [u32; 2]| -> [u64; 2] {
         let mut off = [NO_ROW; 2];
         for h in 0..slots {
             let token = token_of(t, h);
-            // SAFETY: this lane's slot, landed (see the wait_group in the loop).
-            let id = unsafe { ld_shared_u32(id_slot(t, h)) };
+            let id = ids[h as usize];
             if token < b.work.kv_end && lane + 32 * h < rows_per_warp {
                 let slot = (token % p.page_size) as u64 * p.kv_slot_stride_rows as u64;
                 off[h as usize] = (id as u64 * page_rows + slot + head_row) * row_bytes;
@@ -259,6 +264,9 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     // page ids are the plan's own (uploaded before that kernel ran); K/V may be written by it.
     #[cfg(target_feature = "sm_90")]
     griddepcontrol_wait();
+    // TMA tiles: every row real, the split starting on a box boundary (so does every tile).
+    let box_tokens = if cfg!(target_feature = "sm_90") && b.geo.producer_warps == 1 { p.tma_box_tokens } else { 0 };
+    let tma_tiles = if box_tokens != 0 && b.work.kv_start % box_tokens == 0 { (b.work.kv_end - b.work.kv_start) / KV_TILE_TOKENS } else { 0 };
     let mut t = 0;
     while t < b.num_tiles {
         let s = t % STAGES as u32;
@@ -270,11 +278,28 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
         // Groups committed so far: tiles 0 .. t + LEAD - 1; tile t's is complete once at most
         // LEAD - 1 are pending.
         cp_async_wait_group::<{ PAGE_ID_LEAD as u32 - 1 }>();
-        let cur = offsets(t);
-        // Tile t's slot is free again (its values are in registers, used by `cur`).
+        // SAFETY: this lane's slots, landed (the wait above).
+        let ids: [u32; 2] = core::array::from_fn(|h| if (h as u32) < slots { unsafe { ld_shared_u32(id_slot(t, h as u32)) } } else { 0 });
+        // Tile t's slot is free again (its values are in registers).
         fetch_ids(t + PAGE_ID_LEAD as u32);
-        let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr, column_block_bytes: b.geo.column_block_bytes() };
+        let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr, column_block_bytes: b.geo.ring_column_block_bytes() };
         let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), ..k_tile };
+        if t < tma_tiles {
+            // SAFETY: a whole tile of real rows on box boundaries (`tma_tiles`), the stage free
+            // (the wait above), the maps encoded by the host for these pools.
+            #[cfg(target_feature = "sm_90")]
+            unsafe {
+                copy_tile_tma::<K, D>(p, b, params_addr, ids, t, (k_tile.base, v_tile.base), mbar.full(s), box_tokens)
+            };
+            #[cfg(ff_tile_stamps)]
+            // SAFETY: forwarded.
+            unsafe {
+                stamp_tile_issued(p, t, load_warp)
+            };
+            t += 1;
+            continue;
+        }
+        let cur = offsets(t, ids);
         let (row_in_copy, chunk) = (lane / cpr, lane % cpr);
         let mut it = 0;
         while it < rows_per_warp / rows_per_copy {
@@ -321,6 +346,58 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     if load_warp == 0 {
         // SAFETY: forwarded.
         unsafe { stamp_epi(p, 4) };
+    }
+}
+
+/// One tile by TMA tensor maps (See Note [TMA tiles] in docs/DESIGN.md): lane `j` of the load
+/// warp copies box `j` of the tile's `2 n` boxes (`n` = pages x 128-byte column blocks per K
+/// or V tile, at most 16): operand `j / n` (K, V), page `(j % n) / blocks`, column block
+/// `j % blocks`. Each lane arrives on the stage's `full` barrier expecting its box's bytes
+/// (lanes without a box expect none), so the phase completes when all 32 arrived and every box
+/// landed, as the `cp.async` tiles' `arrive.noinc` does. `ids` are this lane's page ids for
+/// rows `lane` and `lane + 32` of the tile.
+///
+/// # Safety
+/// The load warp, uniform flow; tile `t` of the split is whole and starts on a page-box
+/// boundary; its stage (`bases`, `full`) is free; `params_addr` is the generic address of a
+/// parameter block whose `k_map`/`v_map` describe the pools with boxes of `box_tokens` rows.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+unsafe fn copy_tile_tma<K: KvFormat, const D: usize>(
+    p: &DecodeParams,
+    b: &Block,
+    params_addr: u64,
+    ids: [u32; 2],
+    t: u32,
+    (k_base, v_base): (Smem<u8>, Smem<u8>),
+    full: Smem<u64>,
+    box_tokens: u32,
+) {
+    let lane = lane_id();
+    let blocks = D as u32 * K::ELEM_BYTES / 128;
+    let n = (KV_TILE_TOKENS / box_tokens) * blocks;
+    let j = lane % n;
+    let (page, block) = (j / blocks, j % blocks);
+    let r = page * box_tokens;
+    // SAFETY: full warp, uniform flow (forwarded).
+    let (id0, id1) = unsafe { (shfl_sync_idx_b32(ids[0], r % 32), shfl_sync_idx_b32(ids[1], r % 32)) };
+    let id = if r < 32 { id0 } else { id1 };
+    let token = b.work.kv_start + t * KV_TILE_TOKENS + r;
+    let coords = [(block * 128 / K::ELEM_BYTES) as i32, b.work.kv_head as i32, (token % p.page_size) as i32, id as i32];
+    let has_box = lane < 2 * n;
+    let box_bytes = box_tokens * 128;
+    // SAFETY: forwarded; the stage's phase expects one arrival per load lane.
+    unsafe { mbarrier_arrive_expect_tx_shared_b64(full, if has_box { box_bytes } else { 0 }) };
+    if has_box {
+        let (base, map) = if lane < n {
+            (k_base, core::mem::offset_of!(DecodeParams, k_map))
+        } else {
+            (v_base, core::mem::offset_of!(DecodeParams, v_map))
+        };
+        let dst = base.byte_add(block * b.geo.ring_column_block_bytes() + r * 128);
+        // SAFETY: forwarded; `dst` is 1 KiB aligned (stage on 1 KiB, blocks of 8 KiB, r a
+        // multiple of 8 rows of 128 bytes).
+        unsafe { cp_async_bulk_tensor_4d_shared_global(dst, params_addr + map as u64, coords, full) };
     }
 }
 
@@ -578,7 +655,7 @@ unsafe fn wait_tile<const STAGES: usize>(b: &Block, mbar: Mbarriers, t: u32) -> 
     let k = SwizzledTile {
         base: dynamic_smem_base().byte_add(b.plan.ring_offset + s * b.plan.stage_bytes),
         chunks_per_row: cpr,
-        column_block_bytes: b.geo.column_block_bytes(),
+        column_block_bytes: b.geo.ring_column_block_bytes(),
     };
     (k, SwizzledTile { base: k.base.byte_add(b.plan.kv_tile_bytes), ..k })
 }

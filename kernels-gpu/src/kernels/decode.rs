@@ -63,6 +63,11 @@ macro_rules! decode_entry {
         /// Paged decode CTA (see `attention::decode`).
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(p: DecodeParams) {
+            // The TMA unit reads the K/V tensor maps from `p` in `.param` space.
+            #[cfg(target_feature = "sm_90")]
+            let params_addr = $crate::kernel_param0_address!($name);
+            #[cfg(not(target_feature = "sm_90"))]
+            let params_addr = 0;
             // SAFETY: launch contract of `decode_cta`, established by the host launch layer.
             unsafe {
                 decode_cta::<
@@ -83,7 +88,7 @@ macro_rules! decode_entry {
                     },
                     $narrow,
                     $wg,
-                >(&p)
+                >(&p, params_addr)
             }
         }
     };
