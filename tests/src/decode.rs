@@ -1426,19 +1426,19 @@ fn cluster_merge(d: &Device) -> CaseResult {
         // Fixed(n) cuts whole tiles, so a block may get fewer than n splits (17 tiles in 8
         // splits: 6 chunks of 3); the plan must be clustered all the same.
         run_case_expecting(d, &c, "a cluster-merge plan", |r| {
-            !r.ends_with("clusters of 0")
+            !r.contains("clusters of 0,")
         })?;
         if splits > 4 {
             // Over the configured largest cluster: the combine kernel.
             c.max_cluster_splits = Some(4);
             run_case_expecting(d, &c, "the combine (max_cluster_splits 4)", |r| {
-                r.ends_with("clusters of 0")
+                r.contains("clusters of 0,")
             })?;
             c.max_cluster_splits = None;
         }
         c.cluster_merge = false;
         let report = run_case(d, &c).map_err(|e| format!("combine: {e}\n    case: {c:?}"))?;
-        if !report.ends_with("clusters of 0") {
+        if !report.contains("clusters of 0,") {
             return Err(format!("cluster_merge = false still clustered: {report}"));
         }
     }
@@ -1565,7 +1565,7 @@ fn cluster_merge_more(d: &Device) -> CaseResult {
     }
     for c in cases {
         run_case_expecting(d, &c, "a cluster-merge plan", |r| {
-            !r.ends_with("clusters of 0")
+            !r.contains("clusters of 0,")
         })?;
     }
     Ok(Outcome::Pass)
