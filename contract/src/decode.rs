@@ -146,11 +146,11 @@ impl DecodeGeometry {
     }
     /// Bytes of one 128-byte column block of a K/V tile in the ring (64 rows x 128 bytes): the
     /// 128-byte-swizzle layout a TMA tensor-map copy writes (chunk `c % 8 ^ row % 8` of block
-    /// `c / 8`), wherever a row has whole 128-byte blocks (16-bit head dim 64 and up, fp8 128
-    /// and up; with one block it is the `ldmatrix` row layout); 0 for 64-byte rows (fp8 d64),
-    /// which keep the row layout. See Note [TMA tiles] in docs/DESIGN.md.
+    /// `c / 8`), for rows of two or more 128-byte blocks (16-bit head dim 128 and 256, and the
+    /// wgmma variants); 0 for the row layout, which for 128-byte rows (16-bit d64, fp8 d128) is
+    /// the same bytes as one column block. See Note [TMA tiles] in docs/DESIGN.md.
     pub const fn ring_column_block_bytes(&self) -> u32 {
-        if self.wgmma || self.chunks_per_row() >= 8 {
+        if self.wgmma || self.chunks_per_row() > 8 {
             KV_TILE_TOKENS * 128
         } else {
             0
@@ -161,15 +161,14 @@ impl DecodeGeometry {
     /// 128-byte blocks ([`ring_column_block_bytes`](Self::ring_column_block_bytes)), a box of
     /// `min(page_size, 64)` tokens that divides both 64 and the page and has at least 8 rows (a
     /// 1 KiB swizzle atom), and at most 16 boxes per K (or V) tile, so that one lane issues each
-    /// box of a stage. Tiles with rows past the split's end keep the `cp.async` path (its zero
+    /// box of a stage. Rows of whole 128-byte blocks: one block (the row layout) or more (the
+    /// column blocks). Tiles with rows past the split's end keep the `cp.async` path (its zero
     /// fill); so does every tile of a split whose start is not on a box boundary.
     pub const fn tma_box_tokens(&self, page_size: u32, nhd: bool) -> u32 {
         let rows = if page_size < KV_TILE_TOKENS { page_size } else { KV_TILE_TOKENS };
         let blocks = self.head_dim * self.kv_elem_bytes / 128;
         if !nhd
-            || self.producer_warps != 1
-            || self.ring_column_block_bytes() == 0
-            || (self.head_dim * self.kv_elem_bytes) % 128 != 0
+            || !self.tma_capable()
             || rows < 8
             || KV_TILE_TOKENS % rows != 0
             || page_size % rows != 0
@@ -179,6 +178,16 @@ impl DecodeGeometry {
         } else {
             rows
         }
+    }
+    /// Whether the variant's kernel has the TMA tile path at all: one load warp, rows of whole
+    /// 128-byte blocks, and not a 16-bit row-split `mma.sync` variant (`_w32`, `_w64` over
+    /// 16-bit K/V: at their 168-register cap the path cost them 16-40 bytes of spills, and X8
+    /// on the bf16 `_w32` did not move with TMA tiles; the fp8 ones have room and X9 gained 3%,
+    /// docs/perf.md change 80).
+    pub const fn tma_capable(&self) -> bool {
+        self.producer_warps == 1
+            && self.chunks_per_row().is_multiple_of(8)
+            && (self.row_groups == 1 || self.wgmma || self.kv_elem_bytes == 1)
     }
     /// 16-byte chunks in one K/V row.
     pub const fn chunks_per_row(&self) -> u32 {
@@ -590,6 +599,8 @@ mod tests {
     fn tma_box_tokens_by_page_size() {
         let bf16 = geometry(128, 2, 1, false);
         assert_eq!(bf16.ring_column_block_bytes(), 64 * 128);
+        assert_eq!(geometry(64, 2, 1, false).ring_column_block_bytes(), 0, "one block: the row layout");
+        assert_eq!(geometry(64, 2, 1, false).tma_box_tokens(16, true), 16);
         let boxes: [u32; 10] = [1, 3, 4, 8, 16, 24, 32, 64, 128, 192].map(|p| bf16.tma_box_tokens(p, true));
         assert_eq!(boxes, [0, 0, 0, 8, 16, 0, 32, 64, 64, 64]);
         assert_eq!(bf16.tma_box_tokens(16, false), 0, "HND pages stay on cp.async");
@@ -600,6 +611,12 @@ mod tests {
         // 64-byte rows (fp8 d64) keep the row layout and cp.async.
         assert_eq!(geometry(64, 1, 1, true).ring_column_block_bytes(), 0);
         assert_eq!(geometry(64, 1, 1, true).tma_box_tokens(16, true), 0);
+        // 16-bit row-split mma.sync variants: cp.async; fp8 ones and the wgmma ones (also four
+        // row groups): TMA.
+        assert_eq!(geometry_rows(128, 2, 1, 2, false).tma_box_tokens(16, true), 0);
+        assert_eq!(geometry_rows(128, 1, 1, 2, false).tma_box_tokens(16, true), 16);
+        assert_eq!(geometry_wgmma(128, 2).tma_box_tokens(16, true), 16);
+        assert_eq!(geometry_wgmma(128, 1).tma_box_tokens(16, true), 16);
         // Four load warps (16-bit d128 m32) share a tile by rows: cp.async.
         assert_eq!(geometry(128, 2, 2, false).tma_box_tokens(16, true), 0);
         // d256 16-bit: four blocks per row, so 16-row pages are the smallest (8 would need 32 boxes).

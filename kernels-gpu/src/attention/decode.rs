@@ -106,7 +106,7 @@ pub unsafe fn decode_cta<
     const WG: bool,
 >(
     p: &DecodeParams,
-    params_addr: u64,
+    params_addr: impl Fn() -> u64,
 ) {
     const {
         assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0 && NJ == 2 * RG && KG * RG == CONSUMER_WARPS as usize);
@@ -202,10 +202,10 @@ pub unsafe fn decode_cta<
 ///
 /// Whole tiles of a split that starts on a box boundary go by TMA tensor maps instead when the
 /// host encoded them (`p.tma_box_tokens > 0`, sm_90+; See Note [TMA tiles] in docs/DESIGN.md):
-/// the lanes read the tile's page ids as above and issue one box each. `params_addr` is the
+/// the lanes read the tile's page ids as above and issue one box each. `params_addr` gives the
 /// generic address of the kernel's parameter block, where the maps are.
 #[inline(always)]
-unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, mbar: Mbarriers, load_warp: u32, params_addr: u64) {
+unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, mbar: Mbarriers, load_warp: u32, params_addr: impl Fn() -> u64) {
     if b.num_tiles == 0 {
         // Nothing to load (an empty split): the consumers see no tile either.
         return;
@@ -265,8 +265,12 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     #[cfg(target_feature = "sm_90")]
     griddepcontrol_wait();
     // TMA tiles: every row real, the split starting on a box boundary (so does every tile).
-    let box_tokens = if cfg!(target_feature = "sm_90") && b.geo.producer_warps == 1 { p.tma_box_tokens } else { 0 };
+    let box_tokens = if cfg!(target_feature = "sm_90") && b.geo.tma_capable() { p.tma_box_tokens } else { 0 };
     let tma_tiles = if box_tokens != 0 && b.work.kv_start % box_tokens == 0 { (b.work.kv_end - b.work.kv_start) / KV_TILE_TOKENS } else { 0 };
+    #[cfg(target_feature = "sm_90")]
+    let tma = TmaLane::new::<K, D>(b, box_tokens, params_addr());
+    // Token in page of each TMA tile's first row (see `TmaLane`): kept by steps of 64.
+    let mut tile_slot = if tma_tiles > 0 { b.work.kv_start % p.page_size } else { 0 };
     let mut t = 0;
     while t < b.num_tiles {
         let s = t % STAGES as u32;
@@ -289,8 +293,12 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
             // (the wait above), the maps encoded by the host for these pools.
             #[cfg(target_feature = "sm_90")]
             unsafe {
-                copy_tile_tma::<K, D>(p, b, params_addr, ids, t, (k_tile.base, v_tile.base), mbar.full(s), box_tokens)
+                tma.copy_tile(b, ids, tile_slot, k_tile.base, mbar.full(s))
             };
+            tile_slot += KV_TILE_TOKENS;
+            if tile_slot >= p.page_size {
+                tile_slot = 0;
+            }
             #[cfg(ff_tile_stamps)]
             // SAFETY: forwarded.
             unsafe {
@@ -349,55 +357,70 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     }
 }
 
-/// One tile by TMA tensor maps (See Note [TMA tiles] in docs/DESIGN.md): lane `j` of the load
-/// warp copies box `j` of the tile's `2 n` boxes (`n` = pages x 128-byte column blocks per K
-/// or V tile, at most 16): operand `j / n` (K, V), page `(j % n) / blocks`, column block
-/// `j % blocks`. Each lane arrives on the stage's `full` barrier expecting its box's bytes
-/// (lanes without a box expect none), so the phase completes when all 32 arrived and every box
-/// landed, as the `cp.async` tiles' `arrive.noinc` does. `ids` are this lane's page ids for
-/// rows `lane` and `lane + 32` of the tile.
-///
-/// # Safety
-/// The load warp, uniform flow; tile `t` of the split is whole and starts on a page-box
-/// boundary; its stage (`bases`, `full`) is free; `params_addr` is the generic address of a
-/// parameter block whose `k_map`/`v_map` describe the pools with boxes of `box_tokens` rows.
+/// A load lane's part of every TMA tile (See Note [TMA tiles] in docs/DESIGN.md), fixed for
+/// the split: lane `j` copies box `j` of a tile's `2 n` boxes (`n` = pages x 128-byte column
+/// blocks of a K or V tile, at most 16), i.e. operand `j / n` (K, V), page `(j % n) / blocks`,
+/// column block `j % blocks`; lanes past `2 n` copy nothing. Each lane arrives on the stage's
+/// `full` barrier expecting its box's bytes (none without a box), so a phase completes when all
+/// 32 arrived and every box landed, as with the `cp.async` tiles' `arrive.noinc`.
 #[cfg(target_feature = "sm_90")]
-#[inline(always)]
-unsafe fn copy_tile_tma<K: KvFormat, const D: usize>(
-    p: &DecodeParams,
-    b: &Block,
-    params_addr: u64,
-    ids: [u32; 2],
-    t: u32,
-    (k_base, v_base): (Smem<u8>, Smem<u8>),
-    full: Smem<u64>,
-    box_tokens: u32,
-) {
-    let lane = lane_id();
-    let blocks = D as u32 * K::ELEM_BYTES / 128;
-    let n = (KV_TILE_TOKENS / box_tokens) * blocks;
-    let j = lane % n;
-    let (page, block) = (j / blocks, j % blocks);
-    let r = page * box_tokens;
-    // SAFETY: full warp, uniform flow (forwarded).
-    let (id0, id1) = unsafe { (shfl_sync_idx_b32(ids[0], r % 32), shfl_sync_idx_b32(ids[1], r % 32)) };
-    let id = if r < 32 { id0 } else { id1 };
-    let token = b.work.kv_start + t * KV_TILE_TOKENS + r;
-    let coords = [(block * 128 / K::ELEM_BYTES) as i32, b.work.kv_head as i32, (token % p.page_size) as i32, id as i32];
-    let has_box = lane < 2 * n;
-    let box_bytes = box_tokens * 128;
-    // SAFETY: forwarded; the stage's phase expects one arrival per load lane.
-    unsafe { mbarrier_arrive_expect_tx_shared_b64(full, if has_box { box_bytes } else { 0 }) };
-    if has_box {
-        let (base, map) = if lane < n {
-            (k_base, core::mem::offset_of!(DecodeParams, k_map))
-        } else {
-            (v_base, core::mem::offset_of!(DecodeParams, v_map))
-        };
-        let dst = base.byte_add(block * b.geo.ring_column_block_bytes() + r * 128);
-        // SAFETY: forwarded; `dst` is 1 KiB aligned (stage on 1 KiB, blocks of 8 KiB, r a
-        // multiple of 8 rows of 128 bytes).
-        unsafe { cp_async_bulk_tensor_4d_shared_global(dst, params_addr + map as u64, coords, full) };
+#[derive(Clone, Copy)]
+struct TmaLane {
+    /// First row of the box in the tile (a multiple of the box rows).
+    row: u32,
+    /// Byte offset of the box in the stage (V boxes after the K tile).
+    stage_offset: u32,
+    /// Generic address of the tensor map (K or V) in the parameter block.
+    map: u64,
+    /// Head-dim coordinate of the box's column block.
+    dim: i32,
+    /// Bytes the box brings (0: no box).
+    bytes: u32,
+}
+
+#[cfg(target_feature = "sm_90")]
+impl TmaLane {
+    /// This lane's box for boxes of `box_tokens` rows (0: the split has no TMA tiles); `params_addr`
+    /// is the generic address of the kernel's parameter block.
+    #[inline(always)]
+    fn new<K: KvFormat, const D: usize>(b: &Block, box_tokens: u32, params_addr: u64) -> TmaLane {
+        let lane = lane_id();
+        let blocks = D as u32 * K::ELEM_BYTES / 128;
+        let n = (KV_TILE_TOKENS / box_tokens.max(1)) * blocks;
+        let (v, j) = (lane / n, lane % n);
+        let (page, block) = (j / blocks, j % blocks);
+        let row = page * box_tokens;
+        let map = if v == 0 { core::mem::offset_of!(DecodeParams, k_map) } else { core::mem::offset_of!(DecodeParams, v_map) };
+        TmaLane {
+            row,
+            stage_offset: v * b.plan.kv_tile_bytes + block * b.geo.ring_column_block_bytes() + row * 128,
+            map: params_addr + map as u64,
+            dim: (block * 128 / K::ELEM_BYTES) as i32,
+            bytes: if box_tokens != 0 && lane < 2 * n { box_tokens * 128 } else { 0 },
+        }
+    }
+
+    /// Issue this lane's box of a tile whose first row is token `slot` of its page (boxes past
+    /// the first page start at slot 0: a tile holds whole pages, or lies in one), into the stage
+    /// at `stage`. `ids` are this lane's page ids for rows `lane` and `lane + 32` of the tile.
+    ///
+    /// # Safety
+    /// The load warp, uniform flow; the tile is whole and starts on a box boundary; its stage
+    /// (`stage`, `full`) is free; the parameter block's maps describe the pools with boxes of
+    /// this lane's rows.
+    #[inline(always)]
+    unsafe fn copy_tile(&self, b: &Block, ids: [u32; 2], slot: u32, stage: Smem<u8>, full: Smem<u64>) {
+        // SAFETY: full warp, uniform flow (forwarded).
+        let (id0, id1) = unsafe { (shfl_sync_idx_b32(ids[0], self.row % 32), shfl_sync_idx_b32(ids[1], self.row % 32)) };
+        let id = if self.row < 32 { id0 } else { id1 };
+        // SAFETY: forwarded; the stage's phase expects one arrival per load lane.
+        unsafe { mbarrier_arrive_expect_tx_shared_b64(full, self.bytes) };
+        if self.bytes != 0 {
+            let coords = [self.dim, b.work.kv_head as i32, if self.row == 0 { slot as i32 } else { 0 }, id as i32];
+            // SAFETY: forwarded; the destination is 1 KiB aligned (stage and K/V tiles on 1 KiB,
+            // column blocks of 8 KiB, rows in multiples of 8 x 128 bytes).
+            unsafe { cp_async_bulk_tensor_4d_shared_global(stage.byte_add(self.stage_offset), self.map, coords, full) };
+        }
     }
 }
 

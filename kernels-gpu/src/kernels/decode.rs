@@ -63,11 +63,15 @@ macro_rules! decode_entry {
         /// Paged decode CTA (see `attention::decode`).
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(p: DecodeParams) {
-            // The TMA unit reads the K/V tensor maps from `p` in `.param` space.
-            #[cfg(target_feature = "sm_90")]
-            let params_addr = $crate::kernel_param0_address!($name);
-            #[cfg(not(target_feature = "sm_90"))]
-            let params_addr = 0;
+            // The TMA unit reads the K/V tensor maps from `p` in `.param` space; the address
+            // is taken where the load warp uses it (a value live across the consumers' code
+            // would cost two registers there).
+            let params_addr = || -> u64 {
+                #[cfg(target_feature = "sm_90")]
+                return $crate::kernel_param0_address!($name);
+                #[cfg(not(target_feature = "sm_90"))]
+                return 0;
+            };
             // SAFETY: launch contract of `decode_cta`, established by the host launch layer.
             unsafe {
                 decode_cta::<
