@@ -267,8 +267,9 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     // TMA tiles: every row real, the split starting on a box boundary (so does every tile).
     let box_tokens = if cfg!(target_feature = "sm_90") && b.geo.tma_capable() { p.tma_box_tokens } else { 0 };
     let tma_tiles = if box_tokens != 0 && b.work.kv_start % box_tokens == 0 { (b.work.kv_end - b.work.kv_start) / KV_TILE_TOKENS } else { 0 };
+    // (Only in kernels with the path: `new` divides by the blocks per row, 0 for 64-byte rows.)
     #[cfg(target_feature = "sm_90")]
-    let tma = TmaLane::new::<K, D>(b, box_tokens, params_addr());
+    let tma = if b.geo.tma_capable() && tma_tiles > 0 { TmaLane::new::<K, D>(b, box_tokens, params_addr()) } else { TmaLane::NONE };
     // Token in page of each TMA tile's first row (see `TmaLane`): kept by steps of 64.
     let mut tile_slot = if tma_tiles > 0 { b.work.kv_start % p.page_size } else { 0 };
     let mut t = 0;
@@ -380,13 +381,17 @@ struct TmaLane {
 
 #[cfg(target_feature = "sm_90")]
 impl TmaLane {
-    /// This lane's box for boxes of `box_tokens` rows (0: the split has no TMA tiles); `params_addr`
-    /// is the generic address of the kernel's parameter block.
+    /// No box (a split without TMA tiles).
+    const NONE: TmaLane = TmaLane { row: 0, stage_offset: 0, map: 0, dim: 0, bytes: 0 };
+
+    /// This lane's box for boxes of `box_tokens` rows (> 0) in a variant with the TMA path
+    /// (`DecodeGeometry::tma_capable`: at least one 128-byte block per row); `params_addr` is
+    /// the generic address of the kernel's parameter block.
     #[inline(always)]
     fn new<K: KvFormat, const D: usize>(b: &Block, box_tokens: u32, params_addr: u64) -> TmaLane {
         let lane = lane_id();
         let blocks = D as u32 * K::ELEM_BYTES / 128;
-        let n = (KV_TILE_TOKENS / box_tokens.max(1)) * blocks;
+        let n = (KV_TILE_TOKENS / box_tokens) * blocks;
         let (v, j) = (lane / n, lane % n);
         let (page, block) = (j / blocks, j % blocks);
         let row = page * box_tokens;
@@ -396,7 +401,7 @@ impl TmaLane {
             stage_offset: v * b.plan.kv_tile_bytes + block * b.geo.ring_column_block_bytes() + row * 128,
             map: params_addr + map as u64,
             dim: (block * 128 / K::ELEM_BYTES) as i32,
-            bytes: if box_tokens != 0 && lane < 2 * n { box_tokens * 128 } else { 0 },
+            bytes: if lane < 2 * n { box_tokens * 128 } else { 0 },
         }
     }
 
