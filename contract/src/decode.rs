@@ -132,7 +132,9 @@ impl DecodeGeometry {
         CONSUMER_WARPS / self.row_groups
     }
     /// Bytes of one 128-byte column block of a Q or K/V tile in the wgmma layout (64 rows x
-    /// 128 bytes), 0 for the `ldmatrix` layout.
+    /// 128 bytes): the 128-byte swizzle of wgmma operands and TMA tensor-map copies (chunk
+    /// `c % 8 ^ row % 8` of block `c / 8`); 0 for the `ldmatrix` row layout, which for 128-byte
+    /// rows (fp8 d128) is the same bytes as one column block (See Note [TMA tiles]).
     pub const fn column_block_bytes(&self) -> u32 {
         if self.wgmma {
             KV_TILE_TOKENS * 128
@@ -144,26 +146,13 @@ impl DecodeGeometry {
     pub const fn keys_per_warp(&self) -> u32 {
         KV_TILE_TOKENS / self.key_groups()
     }
-    /// Bytes of one 128-byte column block of a K/V tile in the ring (64 rows x 128 bytes): the
-    /// 128-byte-swizzle layout a TMA tensor-map copy writes (chunk `c % 8 ^ row % 8` of block
-    /// `c / 8`), for rows of two or more 128-byte blocks (16-bit head dim 128 and 256, and the
-    /// wgmma variants); 0 for the row layout, which for 128-byte rows (16-bit d64, fp8 d128) is
-    /// the same bytes as one column block. See Note [TMA tiles] in docs/DESIGN.md.
-    pub const fn ring_column_block_bytes(&self) -> u32 {
-        if self.wgmma || self.chunks_per_row() > 8 {
-            KV_TILE_TOKENS * 128
-        } else {
-            0
-        }
-    }
     /// Tokens per TMA box when K/V tiles can be copied by tensor maps for pages of `page_size`
-    /// tokens in the NHD layout (`nhd`), 0 when they cannot: one load warp, rows of whole
-    /// 128-byte blocks ([`ring_column_block_bytes`](Self::ring_column_block_bytes)), a box of
-    /// `min(page_size, 64)` tokens that divides both 64 and the page and has at least 8 rows (a
-    /// 1 KiB swizzle atom), and at most 16 boxes per K (or V) tile, so that one lane issues each
-    /// box of a stage. Rows of whole 128-byte blocks: one block (the row layout) or more (the
-    /// column blocks). Tiles with rows past the split's end keep the `cp.async` path (its zero
-    /// fill); so does every tile of a split whose start is not on a box boundary.
+    /// tokens in the NHD layout (`nhd`), 0 when they cannot: a variant with the TMA path
+    /// ([`tma_capable`](Self::tma_capable)), a box of `min(page_size, 64)` tokens that divides
+    /// both 64 and the page and has at least 8 rows (a 1 KiB swizzle atom), and at most 16 boxes
+    /// per K (or V) tile, so that one lane issues each box of a stage. Tiles with rows past the
+    /// split's end keep the `cp.async` path (its zero fill); so does every tile of a split whose
+    /// start is not on a box boundary.
     pub const fn tma_box_tokens(&self, page_size: u32, nhd: bool) -> u32 {
         let rows = if page_size < KV_TILE_TOKENS { page_size } else { KV_TILE_TOKENS };
         let blocks = self.head_dim * self.kv_elem_bytes / 128;
@@ -179,15 +168,16 @@ impl DecodeGeometry {
             rows
         }
     }
-    /// Whether the variant's kernel has the TMA tile path at all: one load warp, rows of whole
-    /// 128-byte blocks, and not a 16-bit row-split `mma.sync` variant (`_w32`, `_w64` over
-    /// 16-bit K/V: at their 168-register cap the path cost them 16-40 bytes of spills, and X8
-    /// on the bf16 `_w32` did not move with TMA tiles; the fp8 ones have room and X9 gained 3%,
-    /// docs/perf.md change 80).
+    /// Whether the variant's kernel has the TMA tile path at all (See Note [TMA tiles] in
+    /// docs/DESIGN.md): the wgmma variants (`_g64`) and the fp8 row-split ones (`_w32`, `_w64`
+    /// at fp8 d128, 128-byte rows), whose consumers are issue- or latency-bound, so that the
+    /// load warp's ~700 `cp.async`-path instructions per tile cost them: with TMA tiles X3 took
+    /// 14% less time, X10-X12 6-7%, X9 4.5%. Not the key-split variants of the bandwidth-bound
+    /// decode shapes (W1-W6 0.2-0.7 us slower with TMA tiles), nor the 16-bit row-split ones
+    /// (16-40 bytes of spills at their 168-register cap, X8 unchanged). docs/perf.md, change 80.
     pub const fn tma_capable(&self) -> bool {
         self.producer_warps == 1
-            && self.chunks_per_row().is_multiple_of(8)
-            && (self.row_groups == 1 || self.wgmma || self.kv_elem_bytes == 1)
+            && (self.wgmma || (self.kv_elem_bytes == 1 && self.row_groups > 1 && self.chunks_per_row() == 8))
     }
     /// 16-byte chunks in one K/V row.
     pub const fn chunks_per_row(&self) -> u32 {
@@ -212,9 +202,9 @@ impl DecodeGeometry {
         let q_bytes = self.rows_per_block() * self.head_dim * 2;
         let q_offset = 0;
         let row_scale_offset = q_offset + q_bytes;
-        // Ring tiles start on a swizzle atom (1024 bytes; the dynamic window is 1024-aligned):
-        // the 128-byte-swizzle layout of wgmma and TMA copies repeats every 1024 bytes.
-        let ring_align = 1024;
+        // wgmma and TMA tiles start on a swizzle atom (1024 bytes; the dynamic window is
+        // 1024-aligned): their 128-byte-swizzle layout repeats every 1024 bytes.
+        let ring_align = if self.wgmma || self.tma_capable() { 1024 } else { 128 };
         let ring_offset = align_up(row_scale_offset + 4 * self.rows_per_block(), ring_align);
         // Per key group: O (rows x padded head_dim f32) + max and sum per row (2 x rows f32).
         let merge_bytes =
@@ -597,41 +587,42 @@ mod tests {
     /// boxes per tile; every ring stage on a 1 KiB swizzle atom.
     #[test]
     fn tma_box_tokens_by_page_size() {
-        let bf16 = geometry(128, 2, 1, false);
-        assert_eq!(bf16.ring_column_block_bytes(), 64 * 128);
-        assert_eq!(geometry(64, 2, 1, false).ring_column_block_bytes(), 0, "one block: the row layout");
-        assert_eq!(geometry(64, 2, 1, false).tma_box_tokens(16, true), 16);
-        let boxes: [u32; 10] = [1, 3, 4, 8, 16, 24, 32, 64, 128, 192].map(|p| bf16.tma_box_tokens(p, true));
+        let g64 = geometry_wgmma(128, 2);
+        assert_eq!(g64.column_block_bytes(), 64 * 128);
+        let boxes: [u32; 10] = [1, 3, 4, 8, 16, 24, 32, 64, 128, 192].map(|p| g64.tma_box_tokens(p, true));
         assert_eq!(boxes, [0, 0, 0, 8, 16, 0, 32, 64, 64, 64]);
-        assert_eq!(bf16.tma_box_tokens(16, false), 0, "HND pages stay on cp.async");
-        // Narrow fp8 d128: one block per row, so 8-row pages fit 16 boxes.
-        let fp8 = geometry(128, 1, 1, true);
-        assert_eq!(fp8.tma_box_tokens(8, true), 8);
-        assert_eq!(fp8.tma_box_tokens(16, true), 16);
-        // 64-byte rows (fp8 d64) keep the row layout and cp.async.
-        assert_eq!(geometry(64, 1, 1, true).ring_column_block_bytes(), 0);
-        assert_eq!(geometry(64, 1, 1, true).tma_box_tokens(16, true), 0);
-        // 16-bit row-split mma.sync variants: cp.async; fp8 ones and the wgmma ones (also four
-        // row groups): TMA.
-        assert_eq!(geometry_rows(128, 2, 1, 2, false).tma_box_tokens(16, true), 0);
-        assert_eq!(geometry_rows(128, 1, 1, 2, false).tma_box_tokens(16, true), 16);
-        assert_eq!(geometry_wgmma(128, 2).tma_box_tokens(16, true), 16);
+        assert_eq!(g64.tma_box_tokens(16, false), 0, "HND pages stay on cp.async");
         assert_eq!(geometry_wgmma(128, 1).tma_box_tokens(16, true), 16);
-        // Four load warps (16-bit d128 m32) share a tile by rows: cp.async.
-        assert_eq!(geometry(128, 2, 2, false).tma_box_tokens(16, true), 0);
-        // d256 16-bit: four blocks per row, so 16-row pages are the smallest (8 would need 32 boxes).
-        assert_eq!(geometry(256, 2, 1, false).tma_box_tokens(16, true), 16);
-        assert_eq!(geometry(256, 2, 1, false).tma_box_tokens(8, true), 0);
+        // fp8 row-split d128: one block per row (the row layout), so 8-row pages fit 16 boxes.
+        let w32 = geometry_rows(128, 1, 1, 2, false);
+        assert_eq!(w32.column_block_bytes(), 0);
+        assert_eq!(w32.tma_box_tokens(8, true), 8);
+        assert_eq!(geometry_rows(128, 1, 1, 4, false).tma_box_tokens(64, true), 64);
+        // No TMA path: the key-split variants, the 16-bit row-split ones, fp8 at d64.
+        for g in [
+            geometry(128, 2, 1, false),
+            geometry(128, 1, 1, true),
+            geometry(128, 2, 2, false),
+            geometry(256, 2, 1, false),
+            geometry_rows(128, 2, 1, 2, false),
+            geometry_rows(64, 1, 1, 2, false),
+        ] {
+            assert!(!g.tma_capable() && g.tma_box_tokens(16, true) == 0, "{g:?}");
+        }
         for hd in [64, 128, 256] {
             for eb in [1, 2] {
                 for (mt, rg, narrow) in [(1, 1, false), (1, 1, true), (2, 1, false), (1, 2, false), (1, 4, false)] {
                     if layout_supported(hd, mt, rg, narrow) {
-                        let p = geometry_rows(hd, eb, mt, rg, narrow).smem();
-                        assert!(p.ring_offset.is_multiple_of(1024) && p.stage_bytes.is_multiple_of(1024));
-                        assert!(p.kv_tile_bytes.is_multiple_of(1024));
+                        let g = geometry_rows(hd, eb, mt, rg, narrow);
+                        let p = g.smem();
+                        if g.tma_capable() {
+                            assert!(p.ring_offset.is_multiple_of(1024) && p.stage_bytes.is_multiple_of(1024));
+                            assert!(p.kv_tile_bytes.is_multiple_of(1024));
+                        }
                     }
                 }
             }
         }
     }
+
 }

@@ -287,7 +287,7 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
         let ids: [u32; 2] = core::array::from_fn(|h| if (h as u32) < slots { unsafe { ld_shared_u32(id_slot(t, h as u32)) } } else { 0 });
         // Tile t's slot is free again (its values are in registers).
         fetch_ids(t + PAGE_ID_LEAD as u32);
-        let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr, column_block_bytes: b.geo.ring_column_block_bytes() };
+        let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr, column_block_bytes: b.geo.column_block_bytes() };
         let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), ..k_tile };
         if t < tma_tiles {
             // SAFETY: a whole tile of real rows on box boundaries (`tma_tiles`), the stage free
@@ -398,7 +398,7 @@ impl TmaLane {
         let map = if v == 0 { core::mem::offset_of!(DecodeParams, k_map) } else { core::mem::offset_of!(DecodeParams, v_map) };
         TmaLane {
             row,
-            stage_offset: v * b.plan.kv_tile_bytes + block * b.geo.ring_column_block_bytes() + row * 128,
+            stage_offset: v * b.plan.kv_tile_bytes + block * b.geo.column_block_bytes() + row * 128,
             map: params_addr + map as u64,
             dim: (block * 128 / K::ELEM_BYTES) as i32,
             bytes: if lane < 2 * n { box_tokens * 128 } else { 0 },
@@ -683,7 +683,7 @@ unsafe fn wait_tile<const STAGES: usize>(b: &Block, mbar: Mbarriers, t: u32) -> 
     let k = SwizzledTile {
         base: dynamic_smem_base().byte_add(b.plan.ring_offset + s * b.plan.stage_bytes),
         chunks_per_row: cpr,
-        column_block_bytes: b.geo.ring_column_block_bytes(),
+        column_block_bytes: b.geo.column_block_bytes(),
     };
     (k, SwizzledTile { base: k.base.byte_add(b.plan.kv_tile_bytes), ..k })
 }
