@@ -154,13 +154,17 @@ impl DecodeGeometry {
     /// split's end keep the `cp.async` path (its zero fill); so does every tile of a split whose
     /// start is not on a box boundary.
     pub const fn tma_box_tokens(&self, page_size: u32, nhd: bool) -> u32 {
-        let rows = if page_size < KV_TILE_TOKENS { page_size } else { KV_TILE_TOKENS };
+        let rows = if page_size < KV_TILE_TOKENS {
+            page_size
+        } else {
+            KV_TILE_TOKENS
+        };
         let blocks = self.head_dim * self.kv_elem_bytes / 128;
         if !nhd
             || !self.tma_capable()
             || rows < 8
-            || KV_TILE_TOKENS % rows != 0
-            || page_size % rows != 0
+            || !KV_TILE_TOKENS.is_multiple_of(rows)
+            || !page_size.is_multiple_of(rows)
             || (KV_TILE_TOKENS / rows) * blocks > 16
         {
             0
@@ -177,7 +181,8 @@ impl DecodeGeometry {
     /// (16-40 bytes of spills at their 168-register cap, X8 unchanged). docs/perf.md, change 80.
     pub const fn tma_capable(&self) -> bool {
         self.producer_warps == 1
-            && (self.wgmma || (self.kv_elem_bytes == 1 && self.row_groups > 1 && self.chunks_per_row() == 8))
+            && (self.wgmma
+                || (self.kv_elem_bytes == 1 && self.row_groups > 1 && self.chunks_per_row() == 8))
     }
     /// 16-byte chunks in one K/V row.
     pub const fn chunks_per_row(&self) -> u32 {
@@ -204,7 +209,11 @@ impl DecodeGeometry {
         let row_scale_offset = q_offset + q_bytes;
         // wgmma and TMA tiles start on a swizzle atom (1024 bytes; the dynamic window is
         // 1024-aligned): their 128-byte-swizzle layout repeats every 1024 bytes.
-        let ring_align = if self.wgmma || self.tma_capable() { 1024 } else { 128 };
+        let ring_align = if self.wgmma || self.tma_capable() {
+            1024
+        } else {
+            128
+        };
         let ring_offset = align_up(row_scale_offset + 4 * self.rows_per_block(), ring_align);
         // Per key group: O (rows x padded head_dim f32) + max and sum per row (2 x rows f32).
         let merge_bytes =
@@ -589,15 +598,23 @@ mod tests {
     fn tma_box_tokens_by_page_size() {
         let g64 = geometry_wgmma(128, 2);
         assert_eq!(g64.column_block_bytes(), 64 * 128);
-        let boxes: [u32; 10] = [1, 3, 4, 8, 16, 24, 32, 64, 128, 192].map(|p| g64.tma_box_tokens(p, true));
+        let boxes: [u32; 10] =
+            [1, 3, 4, 8, 16, 24, 32, 64, 128, 192].map(|p| g64.tma_box_tokens(p, true));
         assert_eq!(boxes, [0, 0, 0, 8, 16, 0, 32, 64, 64, 64]);
-        assert_eq!(g64.tma_box_tokens(16, false), 0, "HND pages stay on cp.async");
+        assert_eq!(
+            g64.tma_box_tokens(16, false),
+            0,
+            "HND pages stay on cp.async"
+        );
         assert_eq!(geometry_wgmma(128, 1).tma_box_tokens(16, true), 16);
         // fp8 row-split d128: one block per row (the row layout), so 8-row pages fit 16 boxes.
         let w32 = geometry_rows(128, 1, 1, 2, false);
         assert_eq!(w32.column_block_bytes(), 0);
         assert_eq!(w32.tma_box_tokens(8, true), 8);
-        assert_eq!(geometry_rows(128, 1, 1, 4, false).tma_box_tokens(64, true), 64);
+        assert_eq!(
+            geometry_rows(128, 1, 1, 4, false).tma_box_tokens(64, true),
+            64
+        );
         // No TMA path: the key-split variants, the 16-bit row-split ones, fp8 at d64.
         for g in [
             geometry(128, 2, 1, false),
@@ -611,12 +628,21 @@ mod tests {
         }
         for hd in [64, 128, 256] {
             for eb in [1, 2] {
-                for (mt, rg, narrow) in [(1, 1, false), (1, 1, true), (2, 1, false), (1, 2, false), (1, 4, false)] {
+                for (mt, rg, narrow) in [
+                    (1, 1, false),
+                    (1, 1, true),
+                    (2, 1, false),
+                    (1, 2, false),
+                    (1, 4, false),
+                ] {
                     if layout_supported(hd, mt, rg, narrow) {
                         let g = geometry_rows(hd, eb, mt, rg, narrow);
                         let p = g.smem();
                         if g.tma_capable() {
-                            assert!(p.ring_offset.is_multiple_of(1024) && p.stage_bytes.is_multiple_of(1024));
+                            assert!(
+                                p.ring_offset.is_multiple_of(1024)
+                                    && p.stage_bytes.is_multiple_of(1024)
+                            );
                             assert!(p.kv_tile_bytes.is_multiple_of(1024));
                         }
                     }
@@ -624,5 +650,4 @@ mod tests {
             }
         }
     }
-
 }

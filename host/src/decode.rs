@@ -737,7 +737,8 @@ impl DecodePlan {
         let max_rows = q_lens.iter().map(|q| q * group).max().unwrap_or(0);
         let m_tiles = cfg.m_tiles_for_rows(max_rows);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
-        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) = Self::variant(dev, cfg, m_tiles, narrow)?;
+        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =
+            Self::variant(dev, cfg, m_tiles, narrow)?;
         let mut plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm);
         let cluster = Self::cluster_merge(dev, cfg, &mut plan, decode_kernel, dims)?;
         let rows_per_block = plan.rows_per_block() as usize;
@@ -806,7 +807,8 @@ impl DecodePlan {
         let max_rows = cap.max_new_tokens * group;
         let m_tiles = cfg.m_tiles_for_rows(max_rows);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
-        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) = Self::variant(dev, cfg, m_tiles, narrow)?;
+        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =
+            Self::variant(dev, cfg, m_tiles, narrow)?;
         let rows_per_block = M_TILE_ROWS * m_tiles;
         // Work items: without a split, one per (request, kv head, row block); with automatic
         // splits at most MAX_WAVE_SPLITS per block or one wave; with Fixed(n) at most n (<= MAX_SPLITS) per block.
@@ -1383,7 +1385,11 @@ impl DecodePlan {
             c.num_pages as u64,
         ];
         let row = c.head_dim as u64 * eb;
-        let strides: [u64; 3] = [row, row * c.kv_heads as u64, row * (c.kv_heads * c.page_size) as u64];
+        let strides: [u64; 3] = [
+            row,
+            row * c.kv_heads as u64,
+            row * (c.kv_heads * c.page_size) as u64,
+        ];
         let boxes: [u32; 4] = [(128 / eb) as u32, 1, rows, 1];
         let elem_strides = [1u32; 4];
         let dtype = if eb == 2 {

@@ -161,7 +161,9 @@ pub fn apply_param_alignment(ptx: &Path) -> Result<(), String> {
     let mut changed = false;
     for v in VARIANTS {
         let param = format!(" .b8 {}_param_0[", v.name);
-        let Some(at) = text.find(&param) else { continue };
+        let Some(at) = text.find(&param) else {
+            continue;
+        };
         let line = text[..at].rfind('\n').map_or(0, |i| i + 1);
         let decl = &text[line..at];
         let want = format!(".param .align {PARAMS_ALIGN}");
@@ -169,7 +171,11 @@ pub fn apply_param_alignment(ptx: &Path) -> Result<(), String> {
             continue;
         }
         if !decl.trim_start().starts_with(".param .align ") {
-            return Err(format!("{}: unexpected parameter of {}: {decl}", ptx.display(), v.name));
+            return Err(format!(
+                "{}: unexpected parameter of {}: {decl}",
+                ptx.display(),
+                v.name
+            ));
         }
         let indent = &decl[..decl.len() - decl.trim_start().len()];
         text.replace_range(line..at, &format!("{indent}{want}"));

@@ -955,7 +955,9 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
 fn tma_tiles(d: &Device) -> CaseResult {
     use DType::{Bf16, E4m3, E5m2, F16};
     if d.arch() != ferroflash::ModuleArch::Sm90a {
-        return Ok(Outcome::Skip("TMA tiles are used on the sm_90a module only".into()));
+        return Ok(Outcome::Skip(
+            "TMA tiles are used on the sm_90a module only".into(),
+        ));
     }
     // (head dim, page, group, new tokens, Q type, K/V type, splits): the `_g64` variants
     // (33-128 rows over 16-bit K/V, or fp8 K/V under a 16-bit Q) and the fp8 row-split ones
@@ -976,7 +978,13 @@ fn tma_tiles(d: &Device) -> CaseResult {
     ];
     let mut failures = Vec::new();
     for (i, (head_dim, page, group, q_len, dt, kv, splits)) in cases.into_iter().enumerate() {
-        let mut c = base(head_dim, page, group, q_len, vec![0, 1, 64, 97, 640, 1000 + 613 * i as u32]);
+        let mut c = base(
+            head_dim,
+            page,
+            group,
+            q_len,
+            vec![0, 1, 64, 97, 640, 1000 + 613 * i as u32],
+        );
         (c.dtype, c.kv_dtype) = (dt, kv);
         c.scales = kv.is_fp8().then_some(ScaleLayout::PerKvHead);
         c.splits = splits;
@@ -994,7 +1002,9 @@ fn tma_tiles(d: &Device) -> CaseResult {
                 // The same bytes reached the same consumers: bitwise equal outputs.
                 let hash = |r: &str| r.rsplit(", output ").next().unwrap_or("").to_string();
                 if hash(&a) != hash(&b) {
-                    failures.push(format!("case {i}: TMA and cp.async runs differ: {a} / {b}\n    case: {c:?}"));
+                    failures.push(format!(
+                        "case {i}: TMA and cp.async runs differ: {a} / {b}\n    case: {c:?}"
+                    ));
                 }
             }
             (a, b) => {
