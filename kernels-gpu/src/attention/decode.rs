@@ -267,9 +267,10 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     // TMA tiles: every row real, the split starting on a box boundary (so does every tile).
     let box_tokens = if cfg!(target_feature = "sm_90") && b.geo.tma_capable() { p.tma_box_tokens } else { 0 };
     let tma_tiles = if box_tokens != 0 && b.work.kv_start % box_tokens == 0 { (b.work.kv_end - b.work.kv_start) / KV_TILE_TOKENS } else { 0 };
-    // (Only in kernels with the path: `new` divides by the blocks per row, 0 for 64-byte rows.)
+    // (`tma_tiles` is 0 at compile time in kernels without the path, so `new`, which divides
+    // by the 128-byte blocks of a row, is not in them.)
     #[cfg(target_feature = "sm_90")]
-    let tma = if b.geo.tma_capable() && tma_tiles > 0 { TmaLane::new::<K, D>(b, box_tokens, params_addr()) } else { TmaLane::NONE };
+    let tma = if tma_tiles > 0 { TmaLane::new::<K, D>(b, box_tokens, params_addr()) } else { TmaLane::NONE };
     // Token in page of each TMA tile's first row (see `TmaLane`): kept by steps of 64.
     let mut tile_slot = if tma_tiles > 0 { b.work.kv_start % p.page_size } else { 0 };
     let mut t = 0;
