@@ -280,4 +280,20 @@ mod tests {
         assert!(out.contains(".param .u64 x\n)\n.maxnreg 128\n{"));
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    #[test]
+    fn decode_parameters_get_align_64_once() {
+        let dir = std::env::temp_dir().join(format!("ff-ptxbuild-align-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("t.ptx");
+        let t = ".visible .entry ff_decode_bf16_d128_g64(\n\t.param .align 16 .b8 ff_decode_bf16_d128_g64_param_0[512]\n)\n{\nret;\n}\n.visible .entry ff_decode_combine_bf16(\n\t.param .align 8 .b8 ff_decode_combine_bf16_param_0[512]\n)\n{\nret;\n}\n";
+        std::fs::write(&f, t).unwrap();
+        apply_param_alignment(&f).unwrap();
+        apply_param_alignment(&f).unwrap();
+        let out = std::fs::read_to_string(&f).unwrap();
+        assert!(out.contains("\t.param .align 64 .b8 ff_decode_bf16_d128_g64_param_0[512]"));
+        // Not a decode variant: untouched.
+        assert!(out.contains("\t.param .align 8 .b8 ff_decode_combine_bf16_param_0[512]"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
