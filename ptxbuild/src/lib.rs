@@ -266,34 +266,34 @@ mod tests {
         assert_eq!(entries(t), vec!["ff_a", "ff_b"]);
     }
 
-    #[test]
-    fn register_caps_go_after_the_parameters_once() {
-        let dir = std::env::temp_dir().join(format!("ff-ptxbuild-{}", std::process::id()));
+    /// `pass` applied twice to a PTX file holding `text` (the passes must be idempotent); the
+    /// file's text afterwards.
+    fn twice(tag: &str, text: &str, pass: fn(&Path) -> Result<(), String>) -> String {
+        let dir = std::env::temp_dir().join(format!("ff-ptxbuild-{tag}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("t.ptx");
-        let t = ".visible .entry ff_decode_e4m3_d128_m16(\n.param .u64 x\n)\n{\nret;\n}\n.visible .entry ff_decode_bf16_d128_m16(\n.param .u64 x\n)\n{\nret;\n}\n";
-        std::fs::write(&f, t).unwrap();
-        apply_register_caps(&f).unwrap();
-        apply_register_caps(&f).unwrap();
+        std::fs::write(&f, text).unwrap();
+        pass(&f).unwrap();
+        pass(&f).unwrap();
         let out = std::fs::read_to_string(&f).unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+        out
+    }
+
+    #[test]
+    fn register_caps_go_after_the_parameters_once() {
+        let t = ".visible .entry ff_decode_e4m3_d128_m16(\n.param .u64 x\n)\n{\nret;\n}\n.visible .entry ff_decode_bf16_d128_m16(\n.param .u64 x\n)\n{\nret;\n}\n";
+        let out = twice("caps", t, apply_register_caps);
         assert_eq!(out.matches(".maxnreg 128").count(), 1);
         assert!(out.contains(".param .u64 x\n)\n.maxnreg 128\n{"));
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
     fn decode_parameters_get_align_64_once() {
-        let dir = std::env::temp_dir().join(format!("ff-ptxbuild-align-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let f = dir.join("t.ptx");
         let t = ".visible .entry ff_decode_bf16_d128_g64(\n\t.param .align 16 .b8 ff_decode_bf16_d128_g64_param_0[512]\n)\n{\nret;\n}\n.visible .entry ff_decode_combine_bf16(\n\t.param .align 8 .b8 ff_decode_combine_bf16_param_0[512]\n)\n{\nret;\n}\n";
-        std::fs::write(&f, t).unwrap();
-        apply_param_alignment(&f).unwrap();
-        apply_param_alignment(&f).unwrap();
-        let out = std::fs::read_to_string(&f).unwrap();
+        let out = twice("align", t, apply_param_alignment);
         assert!(out.contains("\t.param .align 64 .b8 ff_decode_bf16_d128_g64_param_0[512]"));
         // Not a decode variant: untouched.
         assert!(out.contains("\t.param .align 8 .b8 ff_decode_combine_bf16_param_0[512]"));
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }
