@@ -94,6 +94,11 @@ enum Cmd {
         /// and print where the call's time goes.
         #[arg(long, value_name = "DIR")]
         timeline: Option<String>,
+        /// Time the paged read probe instead of decode: the same CTAs (the plan's work list)
+        /// read the same K/V rows through the same page table and do nothing else (a
+        /// diagnostic: what any paged decode of this plan's cut could reach; NHD only).
+        #[arg(long)]
+        paged_probe: bool,
     },
     /// The streaming-read ceiling against the bytes one kernel reads (short-kernel ramp).
     Probe {
@@ -147,6 +152,7 @@ fn main() {
             narrow,
             kv_layout,
             timeline,
+            paged_probe,
         } => {
             let splits = match splits.as_str() {
                 "auto" => Ok(ferroflash::Splits::Auto),
@@ -197,6 +203,7 @@ fn main() {
                     combine_parts: combine_parts?,
                     narrow_rows: narrow_rows?,
                     kv_layout: kv_layout?,
+                    paged_probe,
                 };
                 load(&common).and_then(|w| {
                     gpu::bench(

@@ -22,6 +22,8 @@ pub mod selftest {
 pub mod bench {
     /// Streaming-read bandwidth probe.
     pub const READ: &str = "ff_bench_read";
+    /// The same reads through a page table, CTA by CTA as a decode plan cuts them.
+    pub const READ_PAGED: &str = "ff_bench_read_paged";
 }
 
 /// Which PTX modules carry an entry.
@@ -56,6 +58,7 @@ pub const ALL_ENTRIES: &[(&str, ArchSet)] = &[
     (decode::COMBINE_BF16, ArchSet::All),
     (decode::COMBINE_F16, ArchSet::All),
     (bench::READ, ArchSet::All),
+    (bench::READ_PAGED, ArchSet::All),
 ];
 
 /// Decode kernels and the combine kernels.

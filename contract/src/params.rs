@@ -14,6 +14,38 @@ pub struct SelfTestParams {
     pub mode: u32,
 }
 
+/// Parameters of the paged read probe (`ff_bench_read_paged`, a benchmark diagnostic): CTA `b`
+/// reads the K and V rows `kv_start..kv_end` of one kv head through the page table, as a decode
+/// CTA would, and does nothing else with them.
+#[derive(Clone, Copy, Debug, Default)]
+#[repr(C)]
+pub struct PagedReadParams {
+    /// K page pool (global address), `[pages, page_size, kv_heads, row_chunks * 16 bytes]`.
+    pub k_pool: u64,
+    /// V page pool, laid out as `k_pool`.
+    pub v_pool: u64,
+    /// Page ids (u32), the requests' entries back to back.
+    pub page_ids: u64,
+    /// One item of [`PagedReadParams::ITEM_WORDS`] u32 per CTA: first page-table entry of the
+    /// request, kv head, first key, end key.
+    pub items: u64,
+    /// One u32 per thread of the grid, written only when the xor of the loads equals `mode`.
+    pub output: u64,
+    /// Tokens per page.
+    pub page_size: u32,
+    /// KV heads of the pools.
+    pub kv_heads: u32,
+    /// 16-byte chunks per (token, kv head) row.
+    pub row_chunks: u32,
+    /// A value the xor practically never takes (keeps the loads alive).
+    pub mode: u32,
+}
+
+impl PagedReadParams {
+    /// u32 words per CTA item.
+    pub const ITEM_WORDS: usize = 4;
+}
+
 /// Sentinel for optional device addresses: the feature is off.
 pub const NONE_ADDR: u64 = 0;
 /// `DecodeWork::partial_slot` value meaning "the whole KV range: write the final output".

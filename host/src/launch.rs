@@ -27,6 +27,8 @@ pub(crate) unsafe trait KernelParams: Copy {}
 
 // SAFETY: `SelfTestParams` is `#[repr(C)]` in the contract and the self-test kernels take it.
 unsafe impl KernelParams for ferroflash_contract::params::SelfTestParams {}
+// SAFETY: `PagedReadParams` is `#[repr(C)]` in the contract and `ff_bench_read_paged` takes it.
+unsafe impl KernelParams for ferroflash_contract::params::PagedReadParams {}
 
 /// Refuse `smem_bytes` over the device's opt-in limit; raise the kernel's limit past 48 KiB.
 fn set_smem_limit(dev: &Device, func: &CudaFunction, smem_bytes: u32) -> Result<()> {
@@ -363,6 +365,68 @@ pub fn read_probe(
                 block_threads: threads,
                 smem_bytes: 0,
             },
+            s.cu_stream(),
+            &p,
+        )
+    }
+}
+
+/// Launch the paged read probe (`ff_bench_read_paged`) of a validated [`crate::bench::PagedReadProbe`]
+/// over pools of `pool_bytes` each, one CTA per item, on `dev`'s stream.
+pub(crate) fn paged_read_probe(
+    dev: &Device,
+    probe: &crate::bench::PagedReadProbe,
+    k_pool: u64,
+    v_pool: u64,
+    pool_bytes: usize,
+    scratch: &mut cudarc::driver::CudaSlice<u32>,
+) -> Result<()> {
+    use cudarc::driver::{DevicePtr, DevicePtrMut};
+    let grid = probe.ctas();
+    let need = grid as usize * probe.threads() as usize;
+    if scratch.len() < need {
+        return Err(Error::BufferTooSmall {
+            name: "paged read probe scratch",
+            got: scratch.len(),
+            need,
+        });
+    }
+    if pool_bytes < probe.pool_bytes() {
+        return Err(Error::BufferTooSmall {
+            name: "paged read probe pool",
+            got: pool_bytes,
+            need: probe.pool_bytes(),
+        });
+    }
+    let f = dev.function(ferroflash_contract::names::bench::READ_PAGED)?;
+    let s = dev.stream();
+    let (ids, _g1) = probe.ids.device_ptr(s);
+    let (items, _g2) = probe.items.device_ptr(s);
+    let (o, _g3) = scratch.device_ptr_mut(s);
+    let p = ferroflash_contract::params::PagedReadParams {
+        k_pool,
+        v_pool,
+        page_ids: ids,
+        items,
+        output: o,
+        page_size: probe.page_size,
+        kv_heads: probe.kv_heads,
+        row_chunks: probe.row_chunks,
+        mode: 0x9e37_79b9,
+    };
+    // SAFETY: `PagedReadProbe::new` checked every item's rows against its page table and every
+    // page id against `pool_bytes()`, and the pools hold at least that (checked above); the
+    // kernel writes at most one word per thread into `scratch`, sized above.
+    unsafe {
+        launch_chained(
+            dev,
+            &f,
+            LaunchDims {
+                grid: (grid, 1, 1),
+                block_threads: probe.threads(),
+                smem_bytes: 0,
+            },
+            1,
             s.cu_stream(),
             &p,
         )
