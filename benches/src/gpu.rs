@@ -217,8 +217,8 @@ pub struct Knobs {
     pub narrow_rows: Option<bool>,
     /// `--kv-layout nhd|hnd`.
     pub kv_layout: KvLayout,
-    /// `--paged-probe`: time the paged read probe instead of decode.
-    pub paged_probe: bool,
+    /// `--paged-probe [kv-head|token]`: time the paged read probe instead of decode.
+    pub paged_probe: Option<ferroflash::bench::ProbeCut>,
 }
 
 impl Default for Knobs {
@@ -238,7 +238,7 @@ impl Default for Knobs {
             combine_parts: c.combine_parts,
             narrow_rows: c.narrow_rows,
             kv_layout: c.kv_layout,
-            paged_probe: false,
+            paged_probe: None,
         }
     }
 }
@@ -346,7 +346,7 @@ impl Case {
             plans.push(DecodePlan::new(dev, &cfg, &t).map_err(ff)?);
             tables.push((indptr, mine.to_vec()));
         }
-        let probe = if knobs.paged_probe {
+        let probe = if let Some(cut) = knobs.paged_probe {
             if knobs.kv_layout != KvLayout::Nhd {
                 return Err("--paged-probe reads NHD pages only".into());
             }
@@ -357,6 +357,7 @@ impl Case {
                 .map(|(p, (indptr, ids))| {
                     ferroflash::bench::PagedReadProbe::new(
                         dev,
+                        cut,
                         &p.plan().work,
                         indptr,
                         ids,
@@ -690,9 +691,13 @@ fn bench_case(
         "timing": timing,
         "status": "ok",
         "note": if probe { format!(
-            "paged read probe: {} CTAs x {} threads, the plan's cut ({} merged blocks), no decode",
+            "paged read probe: {} CTAs x {} threads, {} ({} merged blocks), no decode",
             plan.work.len(),
             c.probe.as_ref().map_or(0, |p| p.0[0].threads()),
+            match knobs.paged_probe {
+                Some(ferroflash::bench::ProbeCut::Token) => "token cut (whole pages)",
+                _ => "the plan's cut",
+            },
             plan.merge.len(),
         ) } else { format!(
             "{} CTAs ({}/SM), {} merged blocks{}{}, {}",

@@ -97,8 +97,10 @@ enum Cmd {
         /// Time the paged read probe instead of decode: the same CTAs (the plan's work list)
         /// read the same K/V rows through the same page table and do nothing else (a
         /// diagnostic: what any paged decode of this plan's cut could reach; NHD only).
-        #[arg(long)]
-        paged_probe: bool,
+        /// `kv-head`: the plan's cut; `token`: each CTA's range read for every kv head of its
+        /// tokens (whole pages), in as many CTAs.
+        #[arg(long, value_name = "CUT", num_args = 0..=1, default_missing_value = "kv-head")]
+        paged_probe: Option<String>,
     },
     /// The streaming-read ceiling against the bytes one kernel reads (short-kernel ramp).
     Probe {
@@ -185,6 +187,12 @@ fn main() {
                 "auto" => Ok(None),
                 v => on_off("--narrow", v, "auto, on or off").map(Some),
             };
+            let paged_probe = match paged_probe.as_deref() {
+                None => Ok(None),
+                Some("kv-head") => Ok(Some(ferroflash::bench::ProbeCut::KvHead)),
+                Some("token") => Ok(Some(ferroflash::bench::ProbeCut::Token)),
+                Some(v) => Err(format!("--paged-probe {v}: kv-head or token")),
+            };
             let kv_layout = match kv_layout.as_str() {
                 "nhd" => Ok(ferroflash::KvLayout::Nhd),
                 "hnd" => Ok(ferroflash::KvLayout::Hnd),
@@ -203,7 +211,7 @@ fn main() {
                     combine_parts: combine_parts?,
                     narrow_rows: narrow_rows?,
                     kv_layout: kv_layout?,
-                    paged_probe,
+                    paged_probe: paged_probe?,
                 };
                 load(&common).and_then(|w| {
                     gpu::bench(
