@@ -361,9 +361,11 @@ impl Case {
                         &p.plan().work,
                         indptr,
                         ids,
-                        page,
-                        kvh,
-                        row_bytes,
+                        ferroflash::bench::PoolShape {
+                            page_size: page,
+                            kv_heads: kvh,
+                            row_bytes,
+                        },
                     )
                 })
                 .collect::<Result<Vec<_>, _>>()

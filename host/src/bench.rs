@@ -9,6 +9,17 @@ use ferroflash_contract::params::{DecodeWork, PagedReadParams};
 
 pub use crate::launch::read_probe;
 
+/// The pools' shape as the probe addresses them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolShape {
+    /// Tokens per page (a power of two).
+    pub page_size: u32,
+    /// KV heads.
+    pub kv_heads: u32,
+    /// Bytes of one (token, kv head) row (a power of two, 16 or more).
+    pub row_bytes: u32,
+}
+
 /// How the paged read probe cuts the bytes into CTAs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProbeCut {
@@ -40,8 +51,7 @@ impl PagedReadProbe {
     pub const THREADS_PER_SM: u32 = 2048;
 
     /// Validate `work` (a plan's work list) against the page table (`page_indptr`,
-    /// `page_indices`) and upload both. `row_bytes`: bytes of one (token, kv head) row; it and
-    /// `page_size` must be powers of two (16 bytes or more for the row). The
+    /// `page_indices`) and upload both. The
     /// CTAs get `THREADS_PER_SM / ceil(CTAs / SMs)` threads (at most 1024), so the grid is one
     /// wave.
     pub fn new(
@@ -50,19 +60,11 @@ impl PagedReadProbe {
         work: &[DecodeWork],
         page_indptr: &[u32],
         page_indices: &[u32],
-        page_size: u32,
-        kv_heads: u32,
-        row_bytes: u32,
+        shape: PoolShape,
     ) -> Result<PagedReadProbe> {
-        let (items, kv_heads, row_chunks) = probe_items(
-            cut,
-            work,
-            page_indptr,
-            page_indices.len(),
-            page_size,
-            kv_heads,
-            row_bytes,
-        )?;
+        let (items, kv_heads, row_chunks) =
+            probe_items(cut, work, page_indptr, page_indices.len(), shape)?;
+        let page_size = shape.page_size;
         let pages = page_indices
             .iter()
             .map(|&p| p as usize + 1)
@@ -131,10 +133,13 @@ fn probe_items(
     work: &[DecodeWork],
     page_indptr: &[u32],
     num_indices: usize,
-    page_size: u32,
-    kv_heads: u32,
-    row_bytes: u32,
+    shape: PoolShape,
 ) -> Result<(Vec<u32>, u32, u32)> {
+    let PoolShape {
+        page_size,
+        kv_heads,
+        row_bytes,
+    } = shape;
     let bad = |why: String| Error::InvalidArgument {
         name: "paged read probe",
         why,
@@ -181,6 +186,14 @@ fn probe_items(
 mod tests {
     use super::*;
 
+    fn sh(page_size: u32, kv_heads: u32, row_bytes: u32) -> PoolShape {
+        PoolShape {
+            page_size,
+            kv_heads,
+            row_bytes,
+        }
+    }
+
     fn item(request: u32, kv_head: u32, kv_start: u32, kv_end: u32) -> DecodeWork {
         DecodeWork {
             request,
@@ -208,7 +221,7 @@ mod tests {
     fn kv_head_cut_mirrors_the_plan() {
         let (work, indptr) = plan();
         let (items, heads, chunks) =
-            probe_items(ProbeCut::KvHead, &work, &indptr, 10, 16, 2, 256).unwrap();
+            probe_items(ProbeCut::KvHead, &work, &indptr, 10, sh(16, 2, 256)).unwrap();
         assert_eq!((heads, chunks), (2, 16));
         let want: Vec<u32> = work
             .iter()
@@ -221,7 +234,7 @@ mod tests {
     fn token_cut_reads_every_token_of_every_head_once() {
         let (work, indptr) = plan();
         let (items, heads, chunks) =
-            probe_items(ProbeCut::Token, &work, &indptr, 10, 16, 2, 256).unwrap();
+            probe_items(ProbeCut::Token, &work, &indptr, 10, sh(16, 2, 256)).unwrap();
         assert_eq!((heads, chunks), (1, 32), "rows of both heads");
         assert_eq!(items.len(), work.len() * PagedReadParams::ITEM_WORDS);
         // Per request, the parts tile its keys exactly once.
@@ -241,7 +254,7 @@ mod tests {
     fn bad_items_and_shapes_are_refused() {
         let (work, indptr) = plan();
         let ok = |w: &[DecodeWork], ps: u32, heads: u32, rb: u32| {
-            probe_items(ProbeCut::KvHead, w, &indptr, 10, ps, heads, rb).is_ok()
+            probe_items(ProbeCut::KvHead, w, &indptr, 10, sh(ps, heads, rb)).is_ok()
         };
         assert!(ok(&work, 16, 2, 256));
         assert!(!ok(&work, 24, 2, 256), "page size not a power of two");
@@ -258,11 +271,11 @@ mod tests {
         );
         assert!(!ok(&[item(0, 0, 65, 64)], 16, 2, 256), "reversed range");
         assert!(
-            probe_items(ProbeCut::Token, &work, &indptr, 10, 16, 3, 256).is_err(),
+            probe_items(ProbeCut::Token, &work, &indptr, 10, sh(16, 3, 256)).is_err(),
             "token rows of 3 heads are not a power of two"
         );
         assert!(
-            probe_items(ProbeCut::KvHead, &work, &indptr, 9, 16, 2, 256).is_err(),
+            probe_items(ProbeCut::KvHead, &work, &indptr, 9, sh(16, 2, 256)).is_err(),
             "indptr past the indices"
         );
     }
