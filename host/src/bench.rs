@@ -43,6 +43,7 @@ pub struct PagedReadProbe {
     ctas: u32,
     threads: u32,
     pages: usize,
+    pub(crate) mode: u32,
 }
 
 impl PagedReadProbe {
@@ -88,7 +89,20 @@ impl PagedReadProbe {
             ctas: work.len() as u32,
             threads,
             pages,
+            mode: Self::DEFAULT_MODE,
         })
+    }
+
+    /// The xor a thread's loads must equal for it to write its scratch word: a value real data
+    /// practically never gives, so almost nothing is written.
+    pub const DEFAULT_MODE: u32 = 0x9e37_79b9;
+
+    /// The same probe writing the scratch word of every thread whose loads xor to `mode` (a
+    /// test places one 16-byte chunk `[mode, 0, 0, 0]` in zeroed pools and counts the threads
+    /// that read it).
+    pub fn with_mode(mut self, mode: u32) -> Self {
+        self.mode = mode;
+        self
     }
 
     /// CTAs of one launch (one per work item).

@@ -412,7 +412,7 @@ pub(crate) fn paged_read_probe(
         page_size: probe.page_size,
         kv_heads: probe.kv_heads,
         row_chunks: probe.row_chunks,
-        mode: 0x9e37_79b9,
+        mode: probe.mode,
     };
     // SAFETY: `PagedReadProbe::new` checked every item's rows against its page table and every
     // page id against `pool_bytes()`, and the pools hold at least that (checked above); the

@@ -3,6 +3,7 @@
 //! The same cases run from `cargo test` (the `gpu` test, which skips visibly without a GPU) and
 //! from the `gpu-tests` binary in the GPU bundle (`cargo xtask bundle`).
 
+pub mod bench;
 pub mod decode;
 pub mod primitives;
 
@@ -29,6 +30,7 @@ pub struct Case {
 pub fn all_cases() -> Vec<Case> {
     let mut v = primitives::cases();
     v.extend(decode::cases());
+    v.extend(bench::cases());
     v
 }
 
