@@ -47,14 +47,14 @@ fn paged_probe(d: &Device) -> CaseResult {
     };
     // As a plan cuts: every kv head of a request in the same splits (request 0 in two, ranges
     // of 600 and 800 keys: 9600 and 12800 chunks per CTA of 1024 threads; request 1 whole).
-    let work = [
-        item(0, 0, 0, 600),
-        item(0, 1, 0, 600),
-        item(0, 0, 600, 1400),
-        item(0, 1, 600, 1400),
-        item(1, 0, 0, 37),
-        item(1, 1, 0, 37),
-    ];
+    let bounds: [&[u32]; 2] = [&[0, 600, 1400], &[0, 37]];
+    let work: Vec<DecodeWork> = (0..2u32)
+        .flat_map(|r| {
+            bounds[r as usize]
+                .windows(2)
+                .flat_map(move |k| (0..HEADS).map(move |h| item(r, h, k[0], k[1])))
+        })
+        .collect();
     let shape = PoolShape {
         page_size: PAGE,
         kv_heads: HEADS,
