@@ -271,6 +271,9 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     // by the 128-byte blocks of a row, is not in them.)
     #[cfg(target_feature = "sm_90")]
     let tma = if tma_tiles > 0 { TmaLane::new::<K, D>(b, box_tokens, params_addr()) } else { TmaLane::NONE };
+    // (No TMA path before sm_90: the parameter block's address is not needed there.)
+    #[cfg(not(target_feature = "sm_90"))]
+    let _ = params_addr;
     // Token in page of each TMA tile's first row (see `TmaLane`): kept by steps of 64.
     let mut tile_slot = if tma_tiles > 0 { b.work.kv_start % p.page_size } else { 0 };
     let mut t = 0;
