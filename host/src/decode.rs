@@ -739,7 +739,8 @@ impl DecodePlan {
         let narrow = cfg.narrow_for(m_tiles, max_rows);
         let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =
             Self::variant(dev, cfg, m_tiles, narrow)?;
-        let mut plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm);
+        let capacity = Self::cluster_capacities(dev, cfg, decode_kernel, dims)?;
+        let mut plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm, &capacity);
         let cluster = Self::cluster_merge(dev, cfg, &mut plan, decode_kernel, dims)?;
         let rows_per_block = plan.rows_per_block() as usize;
         let parts = crate::plan::combine_parts(
@@ -811,13 +812,13 @@ impl DecodePlan {
             Self::variant(dev, cfg, m_tiles, narrow)?;
         let rows_per_block = M_TILE_ROWS * m_tiles;
         // Work items: without a split, one per (request, kv head, row block); with automatic
-        // splits at most MAX_WAVE_SPLITS per block or one wave; with Fixed(n) at most n (<= MAX_SPLITS) per block.
+        // splits at most `plan::max_auto_ctas`; with Fixed(n) at most n (<= MAX_SPLITS) per block.
         let blocks = cap.max_requests as usize
             * cfg.kv_heads as usize
             * (cap.max_new_tokens * group).div_ceil(rows_per_block) as usize;
         let wave = (dev.caps().sm_count * ctas_per_sm) as usize;
         let max_work = match cfg.splits {
-            Splits::Auto => (blocks * crate::plan::MAX_WAVE_SPLITS as usize).max(wave),
+            Splits::Auto => crate::plan::max_auto_ctas(blocks as u64, wave as u64) as usize,
             Splits::Fixed(n) => blocks * n.min(MAX_SPLITS) as usize,
         } + cfg
             .tail
@@ -912,6 +913,8 @@ impl DecodePlan {
             &q_lens,
             self.m_tiles,
             self.ctas_per_sm,
+            // Graph plans always merge with the combine kernel.
+            &[],
         );
         let (work_cap, merge_cap) = (
             self.dims.grid.0 as usize,
@@ -972,6 +975,30 @@ impl DecodePlan {
             0
         };
         Ok((name, dims, ctas_per_sm, tma_box_tokens))
+    }
+
+    /// For the split model: clusters of `n` CTAs of the decode variant the device holds at once,
+    /// indexed by `n` up to the configured largest cluster; empty where the config or the arch
+    /// rules cluster merge out (See Note [cluster merge] in docs/DESIGN.md).
+    fn cluster_capacities(
+        dev: &Device,
+        cfg: &DecodeConfig,
+        kernel: &'static str,
+        dims: LaunchDims,
+    ) -> Result<Vec<u32>> {
+        if !cfg.cluster_merge || dev.arch() == crate::ModuleArch::Sm80 {
+            return Ok(Vec::new());
+        }
+        let max = cfg.max_cluster_splits.min(MAX_CLUSTER_SPLITS);
+        (0..=max)
+            .map(|n| {
+                if n < 2 {
+                    Ok(0)
+                } else {
+                    launch::max_active_clusters(dev, kernel, dims, n)
+                }
+            })
+            .collect()
     }
 
     /// Cluster-merge mode for `plan` where the config, the arch and the plan allow it and the
@@ -1044,6 +1071,7 @@ impl DecodePlan {
         q_lens: &[u32],
         m_tiles: u32,
         ctas_per_sm: u32,
+        cluster_capacity: &[u32],
     ) -> Plan {
         let p = plan(&PlanInput {
             q_indptr: t.q_indptr,
@@ -1058,6 +1086,7 @@ impl DecodePlan {
             splits: cfg.splits,
             m_tiles: Some(m_tiles),
             tail: cfg.tail,
+            cluster_capacity,
         });
         debug_assert_eq!(p.m_tiles, m_tiles);
         p

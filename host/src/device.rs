@@ -33,6 +33,9 @@ pub fn driver_present() -> bool {
     unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
+/// A cluster occupancy query: (kernel, threads per CTA, shared memory bytes, cluster size).
+pub(crate) type ClusterQuery = (&'static str, u32, u32, u32);
+
 /// A GPU with its stream and loaded ferroflash module.
 pub struct Device {
     ctx: Arc<CudaContext>,
@@ -41,6 +44,8 @@ pub struct Device {
     arch: ModuleArch,
     module: Arc<CudaModule>,
     functions: Mutex<HashMap<&'static str, CudaFunction>>,
+    /// Answers of the cluster occupancy query.
+    cluster_capacity: Mutex<HashMap<ClusterQuery, u32>>,
 }
 
 impl std::fmt::Debug for Device {
@@ -125,6 +130,7 @@ impl Device {
             arch,
             module,
             functions: Mutex::new(HashMap::new()),
+            cluster_capacity: Mutex::new(HashMap::new()),
         })
     }
 
@@ -168,5 +174,20 @@ impl Device {
             .map_err(Error::driver("cuModuleGetFunction"))?;
         map.insert(name, f.clone());
         Ok(f)
+    }
+
+    /// `query()`'s answer for `key`, asked once per device (the occupancy API's answers do not
+    /// change while the module is loaded).
+    pub(crate) fn cached_cluster_capacity(
+        &self,
+        key: ClusterQuery,
+        query: impl FnOnce() -> Result<u32>,
+    ) -> Result<u32> {
+        if let Some(&n) = self.cluster_capacity.lock().unwrap().get(&key) {
+            return Ok(n);
+        }
+        let n = query()?;
+        self.cluster_capacity.lock().unwrap().insert(key, n);
+        Ok(n)
     }
 }

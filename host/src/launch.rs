@@ -163,6 +163,18 @@ pub(crate) fn max_active_clusters(
     dims: LaunchDims,
     cluster: u32,
 ) -> Result<u32> {
+    let key = (kernel, dims.block_threads, dims.smem_bytes, cluster);
+    dev.cached_cluster_capacity(key, || {
+        max_active_clusters_uncached(dev, kernel, dims, cluster)
+    })
+}
+
+fn max_active_clusters_uncached(
+    dev: &Device,
+    kernel: &'static str,
+    dims: LaunchDims,
+    cluster: u32,
+) -> Result<u32> {
     let func = dev.function(kernel)?;
     let mut attrs = launch_attrs(cluster);
     let dims = LaunchDims {

@@ -17,6 +17,7 @@ pub mod plan;
 pub mod quant;
 #[doc(hidden)]
 pub mod selftest;
+pub mod split_model;
 
 pub use decode::{
     decode, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Dtype16, Elem, Fp8Format,

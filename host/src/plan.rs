@@ -31,12 +31,23 @@
 use ferroflash_contract::decode::{KV_TILE_TOKENS, M_TILE_ROWS};
 use ferroflash_contract::params::{DecodeWork, MergeWork, FINAL_OUTPUT};
 
+use crate::split_model::{estimate_tiles, GridShape, Merge, Slots};
+
 /// The smallest split, in 64-key tiles (see the module doc).
 pub const MIN_TILES_PER_SPLIT: u32 = 4;
-/// Most chunks per request when splitting only for wave quantization (more than a wave).
+/// Automatic splitting makes at most `MAX_WAVE_SPLITS` CTAs per block or `MAX_AUTO_WAVES` waves,
+/// whichever is more ([`max_auto_ctas`]).
 pub const MAX_WAVE_SPLITS: u32 = 4;
-/// A split count is taken when its wave efficiency is at least this fraction of the best one.
-pub const WAVE_EFFICIENCY_SLACK: f64 = 0.95;
+/// See [`MAX_WAVE_SPLITS`].
+pub const MAX_AUTO_WAVES: u32 = 3;
+/// Estimates within this fraction of the best count as ties; among them the fullest last wave
+/// wins (the model does not see a wave's idle slots, session 21: W1 at 256 CTAs, not 232).
+pub const SPLIT_TIE_SLACK: f64 = 0.02;
+/// A plan of more than one wave is taken only when its estimate beats the best plan of one
+/// wave by more than this fraction: the model favours a second wave's overlap more than the
+/// H200 does (session 21, same process: 131K keys in 504 CTAs 132.4 us against 264 CTAs'
+/// 127.3, estimated 2.4% faster; 48 blocks of 12K keys in 528 CTAs 76.5 against 240's 75.7).
+pub const MULTI_WAVE_MARGIN: f64 = 0.05;
 pub use ferroflash_contract::decode::MAX_SPLITS;
 /// Most tail chunks of one block (bounds a CUDA-graph plan's grid).
 pub const MAX_TAIL_CHUNKS: u32 = 16;
@@ -101,6 +112,10 @@ pub struct PlanInput<'a> {
     pub m_tiles: Option<u32>,
     /// Tail split of the split blocks (module doc); `None`: off.
     pub tail: Option<TailSplit>,
+    /// Clusters of `n` CTAs of the decode variant the device holds at once, indexed by `n`
+    /// (entries 0 and 1 unused); empty where split blocks always go to the combine kernel
+    /// (cluster merge off, sm_80, CUDA-graph plans). Only the split model reads it.
+    pub cluster_capacity: &'a [u32],
 }
 
 /// The plan: which variant, and what every CTA does.
@@ -210,6 +225,104 @@ pub fn m_tiles_for(max_rows: u32, head_dim: u32, row_split: bool) -> u32 {
     }
 }
 
+/// The most CTAs automatic splitting may plan for `blocks` output blocks (one per request, kv
+/// head and row block) on a wave of `wave` CTAs: the CUDA-graph plans size their grid by it.
+pub fn max_auto_ctas(blocks: u64, wave: u64) -> u64 {
+    (blocks * MAX_WAVE_SPLITS as u64).max(wave * MAX_AUTO_WAVES as u64)
+}
+
+/// The automatic chunk, in tiles, shared by all requests (module doc): every split count `s`
+/// of the longest request gives a chunk `ceil(max_tiles / s)` (at least
+/// [`MIN_TILES_PER_SPLIT`] tiles once split, at most [`max_auto_ctas`] CTAs); the split model
+/// estimates each. The fastest plan of one wave is taken unless one of more waves is faster
+/// by [`MULTI_WAVE_MARGIN`]; within each group, ties ([`SPLIT_TIE_SLACK`]) go to the fullest
+/// last wave.
+fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64) -> u32 {
+    let slots = Slots {
+        sm_count: inp.sm_count,
+        ctas_per_sm: inp.ctas_per_sm,
+    };
+    let wave = (inp.sm_count * inp.ctas_per_sm).max(1) as u64;
+    let n = inp.kv_lens.len();
+    let all_blocks: u64 = (0..n).map(blocks_of).sum();
+    let bound = max_auto_ctas(all_blocks, wave);
+    // (estimate, wave fill, chunk, CTAs)
+    type Candidate = (f64, f64, u32, u64);
+    let mut cands: Vec<Candidate> = Vec::new();
+    let mut last_chunk = 0;
+    for s in 1..=MAX_SPLITS.min(max_tiles) {
+        let chunk = max_tiles.div_ceil(s);
+        if chunk == last_chunk {
+            continue;
+        }
+        if s > 1 && chunk < MIN_TILES_PER_SPLIT {
+            break;
+        }
+        last_chunk = chunk;
+        let chunk_tokens = (chunk * KV_TILE_TOKENS) as f64;
+        let mut grid = GridShape::default();
+        let (mut ctas, mut split_blocks) = (0u64, 0u64);
+        // The split count shared by every block, if any (cluster merge needs one).
+        let mut common: Option<u32> = None;
+        let mut uniform = true;
+        for r in 0..n {
+            let blocks = blocks_of(r);
+            let kv_len = inp.kv_lens[r] as f64;
+            let splits = (kv_len / chunk_tokens).ceil().max(1.0) as u32;
+            let last = kv_len - (splits - 1) as f64 * chunk_tokens;
+            let tile = KV_TILE_TOKENS as f64;
+            grid.add(chunk_tokens / tile, (splits as u64 - 1) * blocks);
+            grid.add(last / tile, blocks);
+            ctas += splits as u64 * blocks;
+            if splits > 1 {
+                split_blocks += blocks;
+            }
+            if blocks > 0 {
+                uniform &= *common.get_or_insert(splits) == splits;
+            }
+        }
+        if s > 1 && ctas > bound {
+            break;
+        }
+        let merge = match common {
+            _ if split_blocks == 0 => Merge::None,
+            Some(k)
+                if uniform
+                    && inp
+                        .cluster_capacity
+                        .get(k as usize)
+                        .is_some_and(|&c| c as u64 >= split_blocks) =>
+            {
+                Merge::Cluster
+            }
+            _ => Merge::Combine {
+                blocks: split_blocks,
+            },
+        };
+        let fill = ctas as f64 / (ctas.div_ceil(wave) * wave) as f64;
+        cands.push((estimate_tiles(grid, slots, merge), fill, chunk, ctas));
+    }
+    // The fastest of a group; estimates within SPLIT_TIE_SLACK tie, and the fullest last wave
+    // wins among them (then the larger chunk, which comes first).
+    let pick = |one_wave: bool| -> Option<(f64, u32)> {
+        let group = || cands.iter().filter(|c| (c.3 <= wave) == one_wave);
+        let best = group().map(|c| c.0).fold(f64::INFINITY, f64::min);
+        group()
+            .filter(|c| c.0 <= best * (1.0 + SPLIT_TIE_SLACK))
+            .fold(None::<&Candidate>, |acc, c| match acc {
+                Some(a) if a.1 >= c.1 => Some(a),
+                _ => Some(c),
+            })
+            .map(|c| (c.0, c.2))
+    };
+    match (pick(true), pick(false)) {
+        (Some(one), Some(more)) if more.0 * (1.0 + MULTI_WAVE_MARGIN) < one.0 => more.1,
+        (Some(one), _) => one.1,
+        (None, Some(more)) => more.1,
+        (None, None) => max_tiles,
+    }
+}
+
 /// Plan a batch. Inputs are assumed validated (equal lengths, heads divisible).
 pub fn plan(inp: &PlanInput) -> Plan {
     let group = inp.q_heads / inp.kv_heads;
@@ -221,47 +334,14 @@ pub fn plan(inp: &PlanInput) -> Plan {
     let row_blocks = |r: usize| (inp.q_lens[r] * group).div_ceil(rows_per_block);
     let tiles = |r: usize| inp.kv_lens[r].div_ceil(KV_TILE_TOKENS);
     let n = inp.kv_lens.len();
-    let wave = (inp.sm_count * inp.ctas_per_sm).max(1) as u64;
-    let ctas_with_chunk = |c: u32| -> u64 {
-        (0..n)
-            .map(|r| {
-                inp.kv_heads as u64 * row_blocks(r) as u64 * tiles(r).div_ceil(c).max(1) as u64
-            })
-            .sum()
-    };
     let max_tiles = (0..n).map(tiles).max().unwrap_or(0).max(1);
     // The automatic chunk (tiles per split), the same for every request, computed once.
     let auto_chunk = if inp.splits != Splits::Auto {
         max_tiles
-    } else if ctas_with_chunk(max_tiles) >= wave {
-        // At least a wave: split only where it fixes the last wave's idle slots.
-        let eff = |c: u32| {
-            let n = ctas_with_chunk(c);
-            n as f64 / (n.div_ceil(wave) * wave) as f64
-        };
-        let chunks: Vec<u32> = (1..=MAX_WAVE_SPLITS)
-            .map(|s| max_tiles.div_ceil(s))
-            .filter(|&c| c == max_tiles || c >= MIN_TILES_PER_SPLIT)
-            .collect();
-        let best = chunks.iter().map(|&c| eff(c)).fold(0.0, f64::max);
-        *chunks
-            .iter()
-            .find(|&&c| eff(c) >= WAVE_EFFICIENCY_SLACK * best)
-            .expect("the unsplit chunk is a candidate")
     } else {
-        // Smallest chunk >= MIN_TILES_PER_SPLIT whose CTA count fits one wave
-        // (ctas_with_chunk is non-increasing in c).
-        let (mut lo, mut hi) = (MIN_TILES_PER_SPLIT.min(max_tiles), max_tiles);
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2;
-            if ctas_with_chunk(mid) <= wave {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        // Never more than MAX_SPLITS chunks for the longest request.
-        lo.max(max_tiles.div_ceil(MAX_SPLITS))
+        auto_chunk(inp, max_tiles, &|r| {
+            inp.kv_heads as u64 * row_blocks(r) as u64
+        })
     };
     // Chunk size in tiles for request r.
     let chunk_of = |r: usize| -> u32 {
@@ -416,10 +496,10 @@ mod tests {
     }
 
     /// Indptrs are only copied into the work items: any monotone array of the right length does.
-    const PTR: [u32; 65] = {
-        let mut a = [0u32; 65];
+    const PTR: [u32; 257] = {
+        let mut a = [0u32; 257];
         let mut i = 0;
-        while i < 65 {
+        while i < 257 {
             a[i] = i as u32;
             i += 1;
         }
@@ -441,6 +521,7 @@ mod tests {
             splits: Splits::Auto,
             m_tiles: None,
             tail: None,
+            cluster_capacity: &[],
         }
     }
 
@@ -578,6 +659,49 @@ mod tests {
             "{}",
             p.work.len()
         );
+    }
+
+    /// The split model's choices on shapes measured on the H200 in session 21 (docs/perf.md):
+    /// the W-workloads keep their plans; where a wave left slots idle, a second wave is taken
+    /// when the model expects it to pay by MULTI_WAVE_MARGIN, and was faster when measured.
+    #[test]
+    fn split_model_choices_on_measured_shapes() {
+        // Clusters the H200 holds (load-balancing policy), by size, at 2 and 4 CTAs per SM.
+        let caps2 = [0u32, 0, 132, 79, 66, 47, 39, 0, 30];
+        let caps4 = [0u32, 0, 264, 176, 132, 98, 83, 0, 66];
+        let ctas = |kv: &[u32], qh: u32, kvh: u32, cps: u32| {
+            let q = vec![1u32; kv.len()];
+            let mut i = inp(&q, kv, qh, kvh);
+            i.ctas_per_sm = cps;
+            i.cluster_capacity = if cps == 2 { &caps2 } else { &caps4 };
+            plan(&i).work.len()
+        };
+        let rag3: Vec<u32> = [vec![16000; 3], vec![500; 20]].concat();
+        for (name, kv, qh, kvh, cps, want) in [
+            // The W-workloads, as before the model.
+            ("W1", vec![32768u32], 32, 8, 2, 256),
+            ("W2", vec![8192; 8], 32, 8, 2, 256),
+            ("W3", vec![4096; 64], 32, 8, 2, 512),
+            ("W4", vec![2048; 128], 64, 8, 2, 1024),
+            ("W5", vec![8192; 8], 32, 8, 4, 512),
+            // 96 blocks of 128 tiles: 192 CTAs took 114.0 us, 480 101.4.
+            ("b12 8K", vec![8192; 12], 32, 8, 2, 480),
+            // 192 blocks of 94 tiles: 192 CTAs 163.7 us, 768 148.0 (same process).
+            ("b24 6000", vec![6000; 24], 32, 8, 2, 768),
+            // 384 blocks of 32 tiles: unsplit 104.3 us, 768 CTAs 107.2.
+            ("b48 2K", vec![2048; 48], 32, 8, 2, 384),
+            // One wave stays one wave: 264 CTAs 127.3 us, 504 132.4; 240 75.7, 528 76.5.
+            ("b1 131K", vec![131072], 32, 8, 2, 264),
+            ("b6 12K", vec![12000; 6], 32, 8, 2, 240),
+            // MQA (32 packed rows): 256 CTAs 18.1 us, 128 in clusters of 8 19.5.
+            ("mqa b16 4K", vec![4096; 16], 32, 1, 2, 256),
+            // Three long requests among 20 short: 256 CTAs 82.7 us, 568 68.5.
+            ("rag3", rag3, 32, 8, 2, 568),
+            // fp8 K/V, 192 blocks of 94 tiles: 384 CTAs 86.0 us, 960 83.9.
+            ("fp8 b24 6000", vec![6000; 24], 32, 8, 4, 960),
+        ] {
+            assert_eq!(ctas(&kv, qh, kvh, cps), want, "{name}");
+        }
     }
 
     #[test]

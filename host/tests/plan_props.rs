@@ -2,8 +2,8 @@
 //! and determinism over generated batches. `FF_PLAN_CASES` sets the case count (default 10,000).
 
 use ferroflash::plan::{
-    cluster_order, plan, Plan, PlanInput, Splits, TailSplit, MAX_SPLITS, MAX_TAIL_CHUNKS,
-    MAX_WAVE_SPLITS, WORKSPACE_ALIGN_BYTES,
+    cluster_order, max_auto_ctas, plan, Plan, PlanInput, Splits, TailSplit, MAX_SPLITS,
+    MAX_TAIL_CHUNKS, WORKSPACE_ALIGN_BYTES,
 };
 use ferroflash_contract::params::FINAL_OUTPUT;
 use proptest::prelude::*;
@@ -23,6 +23,8 @@ struct Batch {
     m_tiles: Option<u32>,
     /// Experimental tail split (`None`: off).
     tail: Option<TailSplit>,
+    /// Clusters the device holds, by size (empty: the combine merges every split).
+    cluster_capacity: Vec<u32>,
 }
 
 fn batch() -> impl Strategy<Value = Batch> {
@@ -50,6 +52,7 @@ fn batch() -> impl Strategy<Value = Batch> {
                     chunk_tiles
                 }))
             ],
+            prop_oneof![Just(Vec::new()), prop::collection::vec(0u32..300, 9),],
         )
             .prop_map(
                 |(
@@ -63,6 +66,7 @@ fn batch() -> impl Strategy<Value = Batch> {
                     splits,
                     m_tiles,
                     tail,
+                    cluster_capacity,
                 )| {
                     // Two and four tiles exist only up to head_dim 128 (the config refuses the rest).
                     let m_tiles = m_tiles.map(|m| if head_dim > 128 { 1 } else { m });
@@ -77,6 +81,7 @@ fn batch() -> impl Strategy<Value = Batch> {
                         splits,
                         m_tiles,
                         tail,
+                        cluster_capacity,
                     }
                 },
             )
@@ -108,6 +113,7 @@ fn run(b: &Batch) -> (Plan, Vec<u32>, Vec<u32>) {
         splits: b.splits,
         m_tiles: b.m_tiles,
         tail: b.tail,
+        cluster_capacity: &b.cluster_capacity,
     });
     (p, q_indptr, page_indptr)
 }
@@ -205,22 +211,14 @@ proptest! {
         prop_assert!(ws.partial_lse_offset_bytes + ws.partial_lse_bytes <= ws.total_bytes);
         // Grid within the launch limit.
         prop_assert!(p.work.len() < i32::MAX as usize);
-        // Automatic splitting: under a wave of blocks, it stays within one wave; from a wave on,
-        // at most MAX_WAVE_SPLITS chunks per block (wave quantization only).
-        let wave = (b.sm_count * b.ctas_per_sm) as usize;
-        let all_blocks = p.merge.len() + p.work.iter().filter(|w| w.partial_slot == FINAL_OUTPUT).count();
-        // A tail split adds at most MAX_TAIL_CHUNKS items per block (the CUDA-graph capacity).
-        if b.splits == Splits::Auto && b.tail.is_some() {
-            let cap = (all_blocks * MAX_WAVE_SPLITS as usize).max(wave) + all_blocks * MAX_TAIL_CHUNKS as usize;
-            prop_assert!(p.work.len() <= cap, "{} CTAs over the graph capacity {}", p.work.len(), cap);
-        }
-        if b.splits == Splits::Auto && b.tail.is_none() && !p.merge.is_empty() {
-            let blocks = all_blocks;
-            if blocks < wave {
-                prop_assert!(p.work.len() <= wave, "{} CTAs for a wave of {}", p.work.len(), wave);
-            } else {
-                prop_assert!(p.merge.iter().all(|m| m.num_splits <= MAX_WAVE_SPLITS), "more than {} splits past a wave", MAX_WAVE_SPLITS);
-            }
+        // Automatic splitting stays within the CUDA-graph capacity: at most MAX_WAVE_SPLITS
+        // CTAs per block or MAX_AUTO_WAVES waves (plus MAX_TAIL_CHUNKS per block with a tail).
+        let wave = (b.sm_count * b.ctas_per_sm) as u64;
+        let all_blocks = (p.merge.len() + p.work.iter().filter(|w| w.partial_slot == FINAL_OUTPUT).count()) as u64;
+        if b.splits == Splits::Auto {
+            let tail = if b.tail.is_some() { all_blocks * MAX_TAIL_CHUNKS as u64 } else { 0 };
+            let cap = max_auto_ctas(all_blocks, wave) + tail;
+            prop_assert!(p.work.len() as u64 <= cap, "{} CTAs over the graph capacity {}", p.work.len(), cap);
         }
         // Longest ranges first.
         prop_assert!(p.work.windows(2).all(|w| w[0].kv_end - w[0].kv_start >= w[1].kv_end - w[1].kv_start));
