@@ -7,15 +7,21 @@
 //!
 //! Decode is bound by HBM bandwidth, so the goal is to keep every SM streaming K/V. A CTA
 //! covers one (request, kv head, block of packed query rows); without splitting there are
-//! `base = Σ_r kv_heads * row_blocks_r` of them. When `base` already fills one wave
-//! (`sm_count * ctas_per_sm` resident CTAs), splits only pay where they fix wave quantization:
-//! the longest request is cut into `s = 1..=`[`MAX_WAVE_SPLITS`] chunks and the smallest `s`
-//! whose wave efficiency (CTAs / (waves * wave)) is within [`WAVE_EFFICIENCY_SLACK`] of the best
-//! is taken (512 blocks at 3 CTAs/SM: 65% unsplit, 97% in three chunks).
-//! Otherwise every request's KV range is cut into chunks of `c` tiles (64 keys each), the same
-//! `c` for all requests so that CTAs take about equal time, with `c` the smallest chunk for which
-//! the CTA count stays within one wave. A chunk is never under [`MIN_TILES_PER_SPLIT`] tiles, so a
-//! split always streams enough to amortise its prologue, epilogue and combine.
+//! `base = Σ_r kv_heads * row_blocks_r` of them. Every request's KV range is cut into chunks of
+//! `c` tiles (64 keys each), the same `c` for all requests so that CTAs take about equal time.
+//! The candidates are `c = ceil(max_tiles / s)` for every split count `s` of the longest request
+//! (a chunk is never under [`MIN_TILES_PER_SPLIT`] tiles, so a split always streams enough to
+//! amortise its prologue, epilogue and merge; at most [`max_auto_ctas`] CTAs). The split model
+//! ([`crate::split_model`]) estimates each candidate's time from its CTAs' sizes, the wave
+//! (`sm_count * ctas_per_sm` resident CTAs) and its merge (cluster or combine, from
+//! [`PlanInput::cluster_capacity`]). The fastest plan that fits one wave is taken unless a plan
+//! of more waves is estimated faster by [`MULTI_WAVE_MARGIN`]; within each group, estimates
+//! within [`SPLIT_TIE_SLACK`] tie and the fullest last wave wins.
+//!
+//! Before session 21 the rule was "the smallest chunk whose CTAs fit one wave" (and, from a wave
+//! of blocks on, at most four chunks for wave efficiency). That left a third of the slots idle
+//! whenever two chunks per block overflowed the wave (96 or 192 blocks on 264 slots: 10-14%
+//! slower than FlashInfer, docs/perf.md session 21); the model cuts those into several waves.
 //! `Splits::Fixed(n)` overrides the automatic choice (each request in `n` near-equal chunks).
 //!
 //! # Tail split (experimental, [`TailSplit`]; off by default)
