@@ -154,3 +154,18 @@ mod extra_tests {
         assert_eq!(w[12].dtypes().unwrap(), (DType::Bf16, DType::E4m3));
     }
 }
+
+#[cfg(test)]
+mod sweep_tests {
+    /// The session 21 sweep: 32 shapes outside the W and X sets, all valid, names unique.
+    #[test]
+    fn sweep_file_parses() {
+        let w = super::parse(include_str!("../workloads-sweep.toml")).unwrap();
+        assert_eq!(w.len(), 32);
+        assert!(w.iter().all(|s| s.lens().is_ok() && s.dtypes().is_ok()));
+        let mut names: Vec<_> = w.iter().map(|s| s.name.as_str()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), 32);
+    }
+}

@@ -402,12 +402,11 @@ fn cmd_bundle(root: &Path) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
     }
     std::fs::copy(root.join("xtask/run.sh"), bundle.join("run.sh")).map_err(|e| e.to_string())?;
-    // The extra workloads travel with the bundle (`run.sh ab` with FF_AB_EXTRA).
-    std::fs::copy(
-        root.join("benches/workloads-extra.toml"),
-        bundle.join("workloads-extra.toml"),
-    )
-    .map_err(|e| e.to_string())?;
+    // The extra workloads travel with the bundle (`run.sh ab` with FF_AB_EXTRA), and the sweep
+    // of other shapes (session 21).
+    for f in ["workloads-extra.toml", "workloads-sweep.toml"] {
+        std::fs::copy(root.join("benches").join(f), bundle.join(f)).map_err(|e| e.to_string())?;
+    }
     // The binaries embed the PTX of all three archs (~17 MiB each, ~1 MiB compressed): xz them
     // when `xz` is here, so the bundle travels small; run.sh unpacks them on first use.
     let xz = |bin: &str| {
