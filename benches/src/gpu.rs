@@ -674,6 +674,11 @@ fn bench_case(
     let rel_err_after = if probe { f64::NAN } else { c.check(dev, 1)? };
     let tbps = c.min_bytes / (ms * 1e-3) / 1e12;
     let plan = c.plans[0].plan();
+    // The split model's estimate (Note [split heuristic]): tile-times, one tile-time being a
+    // tile of K/V per CTA of a full wave streaming at the read ceiling.
+    let wave = (dev.caps().sm_count * c.plans[0].ctas_per_sm()) as f64;
+    let tile_us = c.plans[0].kv_tile_bytes() as f64 * wave / (ceil.read_tbps * 1e12) * 1e6;
+    let model_us = c.plans[0].model_estimate_tiles(dev) * tile_us;
     Ok(serde_json::json!({
         "peer": if probe { "ferroflash-paged-probe" } else { "ferroflash" },
         "workload": c.name,
@@ -702,7 +707,7 @@ fn bench_case(
             },
             plan.merge.len(),
         ) } else { format!(
-            "{} CTAs ({}/SM), {} merged blocks{}{}, {}",
+            "{} CTAs ({}/SM), {} merged blocks{}{}, {}, model {model_us:.1} us",
             plan.work.len(),
             c.plans[0].ctas_per_sm(),
             plan.merge.len(),
@@ -722,6 +727,7 @@ fn bench_case(
             c.plans[0].kernel()
         ) },
         "sets": sets,
+        "model_us": if probe { f64::NAN } else { model_us },
         "ceilings_from": ceil.source,
         "setup_s": (t0.elapsed().as_secs_f64() * 10.0).round() / 10.0,
     }))

@@ -39,7 +39,7 @@ pub use crate::plan::{Splits, TailSplit};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use ferroflash_contract::decode::{
     combine_smem_bytes, geometry_rows, geometry_wgmma, layout_supported, COMBINE_THREADS,
-    MAX_CLUSTER_SPLITS, M_TILE_ROWS,
+    KV_TILE_TOKENS, MAX_CLUSTER_SPLITS, M_TILE_ROWS,
 };
 use ferroflash_contract::names::decode as names;
 pub use ferroflash_contract::names::Elem;
@@ -1141,6 +1141,22 @@ impl DecodePlan {
     /// Resident CTAs per SM of that kernel (occupancy the planner used).
     pub fn ctas_per_sm(&self) -> u32 {
         self.ctas_per_sm
+    }
+    /// The split model's estimate of this plan, in tile-times: one tile-time is what a CTA
+    /// takes to stream one 64-key tile of K and V while `sm_count * ctas_per_sm` CTAs stream at
+    /// the read ceiling (See Note [split heuristic] in docs/DESIGN.md).
+    pub fn model_estimate_tiles(&self, dev: &Device) -> f64 {
+        crate::plan::estimate_plan_tiles(
+            &self.plan,
+            dev.caps().sm_count,
+            self.ctas_per_sm,
+            self.cluster > 0,
+        )
+    }
+    /// Bytes of K and V in one 64-key tile of one kv head.
+    pub fn kv_tile_bytes(&self) -> u64 {
+        let elem = if self.cfg.kv_fp8.is_some() { 1 } else { 2 };
+        2 * KV_TILE_TOKENS as u64 * self.cfg.head_dim as u64 * elem
     }
 
     /// Run on cudarc buffers (on `dev`'s stream). Validates every tensor first.

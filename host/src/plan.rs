@@ -329,6 +329,27 @@ fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64)
     }
 }
 
+/// The split model's estimate of `plan` in tile-times (See Note [split heuristic]), merged in
+/// clusters when `clustered`, else by the combine kernel. The planner prices candidate chunks
+/// the same way before it builds the work list; this prices the work list as built (benchmarks
+/// print it next to the measured time).
+pub fn estimate_plan_tiles(plan: &Plan, sm_count: u32, ctas_per_sm: u32, clustered: bool) -> f64 {
+    let mut grid = GridShape::default();
+    for w in &plan.work {
+        grid.add((w.kv_end - w.kv_start) as f64 / KV_TILE_TOKENS as f64, 1);
+    }
+    let merge = match plan.merge.len() as u64 {
+        0 => Merge::None,
+        _ if clustered => Merge::Cluster,
+        blocks => Merge::Combine { blocks },
+    };
+    let slots = Slots {
+        sm_count,
+        ctas_per_sm,
+    };
+    estimate_tiles(grid, slots, merge)
+}
+
 /// Plan a batch. Inputs are assumed validated (equal lengths, heads divisible).
 pub fn plan(inp: &PlanInput) -> Plan {
     let group = inp.q_heads / inp.kv_heads;
@@ -708,6 +729,24 @@ mod tests {
         ] {
             assert_eq!(ctas(&kv, qh, kvh, cps), want, "{name}");
         }
+    }
+
+    /// The built work list prices like the planner's candidate: W2 (4 splits in clusters of 4)
+    /// and W3 (unsplit), in tile-times.
+    #[test]
+    fn estimate_of_built_plans() {
+        let p = plan(&inp(&[1; 8], &[8192; 8], 32, 8));
+        let w2 = estimate_plan_tiles(&p, 132, 2, true);
+        assert!(
+            (w2 - (33.5 / (264.0f64 / 256.0).min(1.2) + 1.0)).abs() < 1e-9,
+            "{w2}"
+        );
+        let p = plan(&inp(&[1; 64], &[4096; 64], 32, 8));
+        let w3 = estimate_plan_tiles(&p, 132, 2, false);
+        // One full wave, then 248 CTAs sharing the bandwidth of 264, overlapped.
+        let d = 65.5;
+        let want = d + d / (264.0 / 248.0) - 0.5 * d * (1.0 - 248.0 / 264.0);
+        assert!((w3 - want).abs() < 1e-9, "{w3} against {want}");
     }
 
     #[test]
