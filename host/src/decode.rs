@@ -741,7 +741,7 @@ impl DecodePlan {
             Self::variant(dev, cfg, m_tiles, narrow)?;
         let capacity = Self::cluster_capacities(dev, cfg, decode_kernel, dims)?;
         let mut plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm, &capacity);
-        let cluster = Self::cluster_merge(dev, cfg, &mut plan, decode_kernel, dims)?;
+        let cluster = Self::cluster_merge(&mut plan, &capacity);
         let rows_per_block = plan.rows_per_block() as usize;
         let parts = crate::plan::combine_parts(
             plan.merge.len() as u32,
@@ -1002,21 +1002,15 @@ impl DecodePlan {
     }
 
     /// Cluster-merge mode for `plan` where the config, the arch and the plan allow it and the
-    /// device can hold such a cluster: reorders the work list into clusters and returns the
-    /// cluster size; 0 otherwise (See Note [cluster merge] in docs/DESIGN.md).
-    fn cluster_merge(
-        dev: &Device,
-        cfg: &DecodeConfig,
-        plan: &mut Plan,
-        kernel: &'static str,
-        dims: LaunchDims,
-    ) -> Result<u32> {
-        if !cfg.cluster_merge || dev.arch() == crate::ModuleArch::Sm80 {
-            return Ok(0);
-        }
-        let max = cfg.max_cluster_splits.min(MAX_CLUSTER_SPLITS);
-        let Some((n, work)) = crate::plan::cluster_order(plan, max) else {
-            return Ok(0);
+    /// device can hold such a cluster (`capacity`, from [`Self::cluster_capacities`]: empty
+    /// where the config or the arch rules it out): reorders the work list into clusters and
+    /// returns the cluster size; 0 otherwise (See Note [cluster merge] in docs/DESIGN.md).
+    fn cluster_merge(plan: &mut Plan, capacity: &[u32]) -> u32 {
+        let Some(max) = capacity.len().checked_sub(1) else {
+            return 0;
+        };
+        let Some((n, work)) = crate::plan::cluster_order(plan, max as u32) else {
+            return 0;
         };
         // The kernel merges at most MAX_CLUSTER_SPLITS partials per cluster.
         assert!((2..=MAX_CLUSTER_SPLITS).contains(&n));
@@ -1024,12 +1018,11 @@ impl DecodePlan {
         // slots of a GPC that do not make a whole cluster stay empty, and a grid that filled one
         // wave unclustered can need two (session 6: W2's 64 clusters of 4 ran in two waves,
         // 96 us instead of 68).
-        let capacity = launch::max_active_clusters(dev, kernel, dims, n)?;
-        if (capacity as usize) < plan.merge.len() {
-            return Ok(0);
+        if (capacity[n as usize] as usize) < plan.merge.len() {
+            return 0;
         }
         plan.work = work;
-        Ok(n)
+        n
     }
 
     /// Clusters of `n` CTAs of this plan's decode variant that the device holds at once

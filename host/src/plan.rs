@@ -276,9 +276,8 @@ fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64)
             let kv_len = inp.kv_lens[r] as f64;
             let splits = (kv_len / chunk_tokens).ceil().max(1.0) as u32;
             let last = kv_len - (splits - 1) as f64 * chunk_tokens;
-            let tile = KV_TILE_TOKENS as f64;
-            grid.add(chunk_tokens / tile, (splits as u64 - 1) * blocks);
-            grid.add(last / tile, blocks);
+            grid.add(chunk as f64, (splits as u64 - 1) * blocks);
+            grid.add(last / KV_TILE_TOKENS as f64, blocks);
             ctas += splits as u64 * blocks;
             if splits > 1 {
                 split_blocks += blocks;
