@@ -207,6 +207,8 @@ pub struct Knobs {
     /// `--tma auto|on|off`.
     pub tma: Option<bool>,
     pub tail: Option<ferroflash::TailSplit>,
+    /// `--balance auto|on|off`.
+    pub balance: ferroflash::Balance,
     /// `--cluster on|off`.
     pub cluster_merge: bool,
     /// `--cluster-max N`.
@@ -233,6 +235,7 @@ impl Default for Knobs {
             wgmma: c.wgmma,
             tma: c.tma,
             tail: c.tail,
+            balance: c.balance,
             cluster_merge: c.cluster_merge,
             max_cluster_splits: c.max_cluster_splits,
             combine_parts: c.combine_parts,
@@ -288,6 +291,7 @@ impl Case {
         cfg.wgmma = knobs.wgmma;
         cfg.tma = knobs.tma;
         cfg.tail = knobs.tail;
+        cfg.balance = knobs.balance;
         cfg.cluster_merge = knobs.cluster_merge;
         cfg.max_cluster_splits = knobs.max_cluster_splits;
         cfg.combine_parts = knobs.combine_parts;
@@ -707,9 +711,10 @@ fn bench_case(
             },
             plan.merge.len(),
         ) } else { format!(
-            "{} CTAs ({}/SM), {} merged blocks{}{}, {}, model {model_us:.1} us",
+            "{} CTAs ({}/SM){}, {} merged blocks{}{}, {}, model {model_us:.1} us",
             plan.work.len(),
             c.plans[0].ctas_per_sm(),
+            if plan.balanced { ", balanced" } else { "" },
             plan.merge.len(),
             if !plan.merge.is_empty() && c.plans[0].cluster_splits() == 0 {
                 format!(" x{} combine CTAs", c.plans[0].combine_parts())

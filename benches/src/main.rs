@@ -72,6 +72,10 @@ enum Cmd {
         /// split block's tiles in chunks of CHUNK_TILES, taken by the SMs that finish first.
         #[arg(long)]
         tail: Option<String>,
+        /// Balanced plans (the library's `Balance`): `auto` (the split model chooses), `on`
+        /// (wherever one can be built) or `off` (uniform chunks only).
+        #[arg(long, default_value = "auto")]
+        balance: String,
         /// Merge split-KV partials inside thread-block clusters where the plan allows it
         /// (`on`, the default) or always with the combine kernel (`off`).
         #[arg(long, default_value = "on")]
@@ -148,6 +152,7 @@ fn main() {
             wgmma,
             tma,
             tail,
+            balance,
             cluster,
             cluster_max,
             combine_parts,
@@ -180,6 +185,12 @@ fn main() {
                 None => Ok(None),
                 Some(t) => t.map(Some),
             };
+            let balance = match balance.as_str() {
+                "auto" => Ok(ferroflash::Balance::Auto),
+                "on" => Ok(ferroflash::Balance::On),
+                "off" => Ok(ferroflash::Balance::Off),
+                v => Err(format!("--balance {v}: auto, on or off")),
+            };
             let cluster_merge = on_off("--cluster", &cluster, "on or off");
             let combine_parts =
                 auto_or_number("--combine-parts", &combine_parts, "auto or a number");
@@ -206,6 +217,7 @@ fn main() {
                     wgmma: wgmma?,
                     tma: tma?,
                     tail: tail?,
+                    balance: balance?,
                     cluster_merge: cluster_merge?,
                     max_cluster_splits: cluster_max,
                     combine_parts: combine_parts?,

@@ -35,7 +35,7 @@ use crate::error::{Error, Result};
 use crate::launch::{self, LaunchDims};
 use crate::plan::MAX_SPLITS;
 use crate::plan::{plan, Plan, PlanInput};
-pub use crate::plan::{Splits, TailSplit};
+pub use crate::plan::{Balance, Splits, TailSplit};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use ferroflash_contract::decode::{
     combine_smem_bytes, geometry_rows, geometry_wgmma, layout_supported, COMBINE_THREADS,
@@ -124,6 +124,9 @@ pub struct DecodeConfig {
     /// Experimental: cut the end of every split block into small chunks that the SMs finishing
     /// first take ([`crate::plan::TailSplit`]); `None` (default): off.
     pub tail: Option<TailSplit>,
+    /// Balanced plans ([`crate::plan::Balance`]): `Auto` (default) lets the split model choose
+    /// them where they beat uniform chunks; `Off` keeps uniform chunks, `On` forces them.
+    pub balance: Balance,
     /// Merge split-KV partials inside thread-block clusters, without the workspace and the
     /// combine kernel, where the plan allows it: every block in the same number of splits, at
     /// most [`DecodeConfig::max_cluster_splits`] (see [`crate::plan::cluster_order`]), and all
@@ -176,6 +179,7 @@ impl DecodeConfig {
             wgmma: None,
             tma: None,
             tail: None,
+            balance: Balance::Auto,
             cluster_merge: true,
             max_cluster_splits: MAX_CLUSTER_SPLITS,
             combine_parts: None,
@@ -847,6 +851,7 @@ impl DecodePlan {
                 work: Vec::new(),
                 merge: Vec::new(),
                 num_slots: 0,
+                balanced: false,
             },
             total_tokens: 0,
             plan_requests: 0,
@@ -1079,6 +1084,7 @@ impl DecodePlan {
             splits: cfg.splits,
             m_tiles: Some(m_tiles),
             tail: cfg.tail,
+            balance: cfg.balance,
             cluster_capacity,
         });
         debug_assert_eq!(p.m_tiles, m_tiles);

@@ -20,8 +20,8 @@ pub mod selftest;
 pub mod split_model;
 
 pub use decode::{
-    decode, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Dtype16, Elem, Fp8Format,
-    GraphCapacity, RawTensors, ScaleLayout, Splits, TailSplit, Timeline, TimelineRecord,
+    decode, Balance, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Dtype16, Elem,
+    Fp8Format, GraphCapacity, RawTensors, ScaleLayout, Splits, TailSplit, Timeline, TimelineRecord,
     TILE_STAMPS_BUILD,
 };
 pub use device::{driver_present, Device, DeviceCaps};

@@ -37,7 +37,9 @@
 use ferroflash_contract::decode::{KV_TILE_TOKENS, M_TILE_ROWS};
 use ferroflash_contract::params::{DecodeWork, MergeWork, FINAL_OUTPUT};
 
-use crate::split_model::{estimate_tiles, GridShape, Merge, Slots};
+use crate::split_model::{
+    estimate_tiles, merge_tiles, GridShape, Merge, Slots, CTA_OVERHEAD_TILES,
+};
 
 /// The smallest split, in 64-key tiles (see the module doc).
 pub const MIN_TILES_PER_SPLIT: u32 = 4;
@@ -55,6 +57,22 @@ pub const SPLIT_TIE_SLACK: f64 = 0.02;
 /// 127.3, estimated 2.4% faster; 48 blocks of 12K keys in 528 CTAs 76.5 against 240's 75.7).
 pub const MULTI_WAVE_MARGIN: f64 = 0.05;
 pub use ferroflash_contract::decode::MAX_SPLITS;
+/// Automatic splitting keeps an unsplit uniform plan whose last wave is at least this full
+/// (session 22: 768 CTAs in 2.9 waves ran 1.7% faster than balanced, 480 ragged ones in 1.8
+/// waves 1.4%; at 1.45-2.1 waves balanced was 0.6-11% faster).
+pub const BALANCED_MAX_LAST_WAVE_FILL: f64 = 0.8;
+/// Automatic splitting takes a balanced plan only when its estimate is at most this multiple of
+/// the uniform plan's: the split model prices a balanced plan's pieces like whole CTAs, and
+/// measured balanced plans ran faster than uniform ones estimated up to 15% faster (session
+/// 22, 20 shapes).
+pub const BALANCED_MAX_ESTIMATE_RATIO: f64 = 1.16;
+/// Automatic splitting balances only variants of at most this many CTAs per SM: the fp8
+/// variants (four per SM) gained 4% on one shape, tied on one and lost 5.4% on one (session 22).
+pub const BALANCED_MAX_CTAS_PER_SM: u32 = 2;
+/// A balanced plan is built only when every slot gets at least this many tiles.
+pub const BALANCED_MIN_SLOT_TILES: u32 = 2 * MIN_TILES_PER_SPLIT;
+/// Passes of the balanced fill after the first (each takes its average from the last).
+const BALANCED_PASSES: usize = 3;
 /// Most tail chunks of one block (bounds a CUDA-graph plan's grid).
 pub const MAX_TAIL_CHUNKS: u32 = 16;
 
@@ -95,6 +113,18 @@ pub enum Splits {
     Fixed(u32),
 }
 
+/// Whether automatic splitting may take a balanced plan (module doc, "Balanced plans").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Balance {
+    /// The split model chooses between the uniform chunk and the balanced plan.
+    #[default]
+    Auto,
+    /// The balanced plan wherever one can be built (a diagnostic).
+    On,
+    /// Uniform chunks only (the plans of session 21).
+    Off,
+}
+
 /// What the planner needs to know. No CUDA types.
 #[derive(Clone, Debug)]
 pub struct PlanInput<'a> {
@@ -118,6 +148,8 @@ pub struct PlanInput<'a> {
     pub m_tiles: Option<u32>,
     /// Tail split of the split blocks (module doc); `None`: off.
     pub tail: Option<TailSplit>,
+    /// Balanced plans (module doc, "Balanced plans"): offered to the split model, forced or off.
+    pub balance: Balance,
     /// Clusters of `n` CTAs of the decode variant the device holds at once, indexed by `n`
     /// (entries 0 and 1 unused); empty where split blocks always go to the combine kernel
     /// (cluster merge off, sm_80, CUDA-graph plans). Only the split model reads it.
@@ -129,12 +161,14 @@ pub struct PlanInput<'a> {
 pub struct Plan {
     /// m16 tiles per CTA of the chosen variant (packed rows per CTA = 16 * m_tiles).
     pub m_tiles: u32,
-    /// One entry per decode CTA, longest first.
+    /// One entry per decode CTA: longest first, or for a balanced plan in dispatch order.
     pub work: Vec<DecodeWork>,
     /// One entry per split output block.
     pub merge: Vec<MergeWork>,
     /// Partial slots in the workspace.
     pub num_slots: u32,
+    /// A balanced plan (module doc): the work list is in dispatch order, never clustered.
+    pub balanced: bool,
 }
 
 /// Alignment of each workspace region, bytes.
@@ -242,8 +276,8 @@ pub fn max_auto_ctas(blocks: u64, wave: u64) -> u64 {
 /// [`MIN_TILES_PER_SPLIT`] tiles once split, at most [`max_auto_ctas`] CTAs); the split model
 /// estimates each. The fastest plan of one wave is taken unless one of more waves is faster
 /// by [`MULTI_WAVE_MARGIN`]; within each group, ties ([`SPLIT_TIE_SLACK`]) go to the fullest
-/// last wave.
-fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64) -> u32 {
+/// last wave. Returns the chunk and its estimate (tile-times).
+fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64) -> (u32, f64) {
     let slots = Slots {
         sm_count: inp.sm_count,
         ctas_per_sm: inp.ctas_per_sm,
@@ -321,10 +355,10 @@ fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64)
             .map(|c| (c.0, c.2))
     };
     match (pick(true), pick(false)) {
-        (Some(one), Some(more)) if more.0 * (1.0 + MULTI_WAVE_MARGIN) < one.0 => more.1,
-        (Some(one), _) => one.1,
-        (None, Some(more)) => more.1,
-        (None, None) => max_tiles,
+        (Some(one), Some(more)) if more.0 * (1.0 + MULTI_WAVE_MARGIN) < one.0 => (more.1, more.0),
+        (Some(one), _) => (one.1, one.0),
+        (None, Some(more)) => (more.1, more.0),
+        (None, None) => (max_tiles, f64::INFINITY),
     }
 }
 
@@ -333,6 +367,14 @@ fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64)
 /// the same way before it builds the work list; this prices the work list as built (benchmarks
 /// print it next to the measured time).
 pub fn estimate_plan_tiles(plan: &Plan, sm_count: u32, ctas_per_sm: u32, clustered: bool) -> f64 {
+    if plan.balanced {
+        let wave = (sm_count * ctas_per_sm).max(1) as usize;
+        let merge = match plan.merge.len() as u64 {
+            0 => Merge::None,
+            blocks => Merge::Combine { blocks },
+        };
+        return dispatch_end_tiles(&plan.work, wave) + merge_tiles(merge, wave as f64);
+    }
     let mut grid = GridShape::default();
     for w in &plan.work {
         grid.add((w.kv_end - w.kv_start) as f64 / KV_TILE_TOKENS as f64, 1);
@@ -349,6 +391,26 @@ pub fn estimate_plan_tiles(plan: &Plan, sm_count: u32, ctas_per_sm: u32, cluster
     estimate_tiles(grid, slots, merge)
 }
 
+/// When the last of `work`'s CTAs ends, in tile-times, if each costs its tiles plus
+/// [`CTA_OVERHEAD_TILES`] and the hardware hands them out in order, each to the first of
+/// `wave` slots that frees (how a balanced plan is priced once built).
+pub fn dispatch_end_tiles(work: &[DecodeWork], wave: usize) -> f64 {
+    let mut free = vec![0f64; wave.max(1)];
+    let mut end = 0f64;
+    for w in work {
+        let (k, t) = free
+            .iter()
+            .copied()
+            .enumerate()
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .expect("at least one slot");
+        let done = t + (w.kv_end - w.kv_start).div_ceil(KV_TILE_TOKENS) as f64 + CTA_OVERHEAD_TILES;
+        free[k] = done;
+        end = end.max(done);
+    }
+    end
+}
+
 /// Plan a batch. Inputs are assumed validated (equal lengths, heads divisible).
 pub fn plan(inp: &PlanInput) -> Plan {
     let group = inp.q_heads / inp.kv_heads;
@@ -362,8 +424,8 @@ pub fn plan(inp: &PlanInput) -> Plan {
     let n = inp.kv_lens.len();
     let max_tiles = (0..n).map(tiles).max().unwrap_or(0).max(1);
     // The automatic chunk (tiles per split), the same for every request, computed once.
-    let auto_chunk = if inp.splits != Splits::Auto {
-        max_tiles
+    let (auto_chunk, uniform_estimate) = if inp.splits != Splits::Auto {
+        (max_tiles, f64::INFINITY)
     } else {
         auto_chunk(inp, max_tiles, &|r| {
             inp.kv_heads as u64 * row_blocks(r) as u64
@@ -447,12 +509,244 @@ pub fn plan(inp: &PlanInput) -> Plan {
     }
     // Longest ranges first, so the last wave holds the short ones (stable: deterministic).
     work.sort_by_key(|w| std::cmp::Reverse(w.kv_end - w.kv_start));
-    Plan {
+    let uniform = Plan {
         m_tiles,
         work,
         merge,
         num_slots: slot,
+        balanced: false,
+    };
+    if inp.splits == Splits::Auto && inp.tail.is_none() && inp.balance != Balance::Off {
+        let wave = (inp.sm_count * inp.ctas_per_sm) as usize;
+        if let Some((p, estimate)) = balanced(inp, m_tiles) {
+            if inp.balance == Balance::On
+                || prefer_balanced(&uniform, uniform_estimate, estimate, wave, inp.ctas_per_sm)
+            {
+                return p;
+            }
+        }
     }
+    uniform
+}
+
+/// Whether automatic splitting takes the balanced plan (estimate `balanced_estimate`) over the
+/// uniform one (module doc, "Balanced plans"): only where the uniform plan runs more than one
+/// wave of `wave` CTAs, at most [`BALANCED_MAX_CTAS_PER_SM`] per SM, and, when it is unsplit, its last wave is under
+/// [`BALANCED_MAX_LAST_WAVE_FILL`] full; and with the balanced estimate within
+/// [`BALANCED_MAX_ESTIMATE_RATIO`] of the uniform one.
+fn prefer_balanced(
+    uniform: &Plan,
+    uniform_estimate: f64,
+    balanced_estimate: f64,
+    wave: usize,
+    ctas_per_sm: u32,
+) -> bool {
+    let n = uniform.work.len();
+    if wave == 0 || n <= wave || ctas_per_sm > BALANCED_MAX_CTAS_PER_SM {
+        return false;
+    }
+    if uniform.merge.is_empty() {
+        let last = n - (n - 1) / wave * wave;
+        if last as f64 >= BALANCED_MAX_LAST_WAVE_FILL * wave as f64 {
+            return false;
+        }
+    }
+    balanced_estimate <= uniform_estimate * BALANCED_MAX_ESTIMATE_RATIO
+}
+
+/// One output block of a balanced plan: (request, kv head, first packed row, tiles).
+type BlockTiles = (u32, u32, u32, u32);
+
+/// The balanced plan of `inp` at `m_tiles` (module doc, "Balanced plans") and the split
+/// model's estimate of it in tile-times; `None` where the batch is too small to balance
+/// ([`BALANCED_MIN_SLOT_TILES`]), a block would need more than [`MAX_SPLITS`] pieces, or the
+/// grid would exceed [`max_auto_ctas`].
+fn balanced(inp: &PlanInput, m_tiles: u32) -> Option<(Plan, f64)> {
+    let group = inp.q_heads / inp.kv_heads;
+    let rows_per_block = M_TILE_ROWS * m_tiles;
+    let slots = (inp.sm_count * inp.ctas_per_sm) as u64;
+    let n = inp.kv_lens.len();
+    let mut blocks: Vec<BlockTiles> = Vec::new();
+    let mut empty: Vec<BlockTiles> = Vec::new();
+    for r in 0..n {
+        let tiles = inp.kv_lens[r].div_ceil(KV_TILE_TOKENS);
+        for kvh in 0..inp.kv_heads {
+            for rb in 0..(inp.q_lens[r] * group).div_ceil(rows_per_block) {
+                let b = (r as u32, kvh, rb * rows_per_block, tiles);
+                if tiles == 0 {
+                    empty.push(b);
+                } else {
+                    blocks.push(b);
+                }
+            }
+        }
+    }
+    // Longest first on the line (stable: deterministic).
+    blocks.sort_by_key(|b| std::cmp::Reverse(b.3));
+    let total: u64 = blocks.iter().map(|b| b.3 as u64).sum();
+    if slots == 0 || total < slots * BALANCED_MIN_SLOT_TILES as u64 {
+        return None;
+    }
+    // The slots are filled one after another on a line of cost (tiles plus
+    // CTA_OVERHEAD_TILES per piece): slot k ends as near as the minimum piece allows to
+    // (k + 1) T, so that rounding never piles up on the last slots. T is the average cost;
+    // the cuts inside blocks add pieces, so each pass takes its T from the cost of the
+    // previous one (the cheapest of a few passes is kept). A piece is never under
+    // MIN_TILES_PER_SPLIT tiles unless its block is.
+    let oh = CTA_OVERHEAD_TILES;
+    let min = MIN_TILES_PER_SPLIT;
+    // Pieces: (block, first tile, end tile, slot, start in the slot in tile-times).
+    type Piece = (usize, u32, u32, usize, f64);
+    let fill = |t: f64| -> (Vec<Piece>, f64, f64) {
+        let mut pieces: Vec<Piece> = Vec::new();
+        let (mut seg, mut at, mut pos, mut slot_cost) = (0usize, 0f64, 0f64, 0f64);
+        for (i, blk) in blocks.iter().enumerate() {
+            let n = blk.3;
+            let mut t0 = 0u32;
+            while t0 < n {
+                let r = n - t0;
+                let last = seg as u64 + 1 >= slots;
+                // Tiles this slot still takes after the piece's own start and end (an empty
+                // slot behind the line takes a whole share).
+                let mut space = (seg + 1) as f64 * t - pos - oh;
+                if at == 0.0 {
+                    space = space.max(t - oh).max(min as f64);
+                }
+                let take = if last || r as f64 <= space + 0.5 {
+                    r
+                } else if space < min as f64 {
+                    // Too full for another piece: the slot closes.
+                    0
+                } else {
+                    let fit = space.floor() as u32;
+                    if r - fit >= min {
+                        fit
+                    } else if r as f64 - space <= min as f64 / 2.0 || r < 2 * min {
+                        r
+                    } else {
+                        r - min
+                    }
+                };
+                if take > 0 {
+                    pieces.push((i, t0, t0 + take, seg, at));
+                    at += take as f64 + oh;
+                    pos += take as f64 + oh;
+                    t0 += take;
+                }
+                if !last && (take < r || pos >= (seg + 1) as f64 * t - 0.5) {
+                    slot_cost = slot_cost.max(at);
+                    seg += 1;
+                    at = 0.0;
+                }
+            }
+        }
+        (pieces, slot_cost.max(at), pos)
+    };
+    let mut best = fill((total as f64 + blocks.len() as f64 * oh) / slots as f64);
+    let mut cost = best.2;
+    for _ in 0..BALANCED_PASSES {
+        let next = fill(cost / slots as f64);
+        cost = next.2;
+        if next.1 < best.1 {
+            best = next;
+        }
+    }
+    let (pieces, slot_cost, _) = best;
+    // Slots per block, in key order (pieces of a block come in line order).
+    let mut count = vec![0u32; blocks.len()];
+    for p in &pieces {
+        count[p.0] += 1;
+    }
+    if count.iter().any(|&c| c > MAX_SPLITS) {
+        return None;
+    }
+    let all_blocks = (blocks.len() + empty.len()) as u64;
+    if (pieces.len() + empty.len()) as u64 > max_auto_ctas(all_blocks, slots) {
+        return None;
+    }
+    let mut first_slot = vec![FINAL_OUTPUT; blocks.len()];
+    let mut merge = Vec::new();
+    let mut num_slots = 0u32;
+    for (k, (b, &c)) in blocks.iter().zip(&count).enumerate() {
+        if c > 1 {
+            first_slot[k] = num_slots;
+            merge.push(MergeWork {
+                request: b.0,
+                kv_head: b.1,
+                row_start: b.2,
+                first_slot: num_slots,
+                num_splits: c,
+                _pad: 0,
+            });
+            num_slots += c;
+        }
+    }
+    let item = |b: &BlockTiles, kv_start: u32, kv_end: u32, partial_slot: u32| {
+        let r = b.0 as usize;
+        DecodeWork {
+            request: b.0,
+            kv_head: b.1,
+            row_start: b.2,
+            kv_start,
+            kv_end,
+            partial_slot,
+            kv_len: inp.kv_lens[r],
+            q_len: inp.q_lens[r],
+            first_token: inp.q_indptr[r],
+            first_page_entry: inp.page_indptr[r],
+        }
+    };
+    // Dispatch order: by start within the segment, then segment. The hardware hands the next
+    // CTA to the first slot that frees, which is then the segment's slot when the slots
+    // stream at one rate.
+    let mut order: Vec<usize> = (0..pieces.len()).collect();
+    order.sort_by(|&x, &y| {
+        let (px, py) = (&pieces[x], &pieces[y]);
+        px.4.total_cmp(&py.4).then(px.3.cmp(&py.3))
+    });
+    let mut next = vec![0u32; blocks.len()];
+    let mut slot_of = vec![0u32; pieces.len()];
+    for (k, p) in pieces.iter().enumerate() {
+        slot_of[k] = if count[p.0] > 1 {
+            first_slot[p.0] + next[p.0]
+        } else {
+            FINAL_OUTPUT
+        };
+        next[p.0] += 1;
+    }
+    let mut work: Vec<DecodeWork> = order
+        .iter()
+        .map(|&k| {
+            let (b, t0, t1, _, _) = pieces[k];
+            let blk = &blocks[b];
+            let kv_len = inp.kv_lens[blk.0 as usize];
+            item(
+                blk,
+                t0 * KV_TILE_TOKENS,
+                (t1 * KV_TILE_TOKENS).min(kv_len),
+                slot_of[k],
+            )
+        })
+        .collect();
+    work.extend(empty.iter().map(|b| item(b, 0, 0, FINAL_OUTPUT)));
+    let merge_kind = if merge.is_empty() {
+        Merge::None
+    } else {
+        Merge::Combine {
+            blocks: merge.len() as u64,
+        }
+    };
+    let estimate = slot_cost + merge_tiles(merge_kind, slots as f64);
+    Some((
+        Plan {
+            m_tiles,
+            work,
+            merge,
+            num_slots,
+            balanced: true,
+        },
+        estimate,
+    ))
 }
 
 /// Split-KV in clusters (See Note [cluster merge] in docs/DESIGN.md): when every output block
@@ -460,8 +754,12 @@ pub fn plan(inp: &PlanInput) -> Plan {
 /// reordered so that CTAs `c n .. (c + 1) n` are the splits of merge block `c` in key (slot)
 /// order, and `n`; the decode grid then runs in clusters of `n` CTAs that merge their partials
 /// through distributed shared memory, and no combine runs. `None` when some block is unsplit,
-/// the blocks' split counts differ, or a count exceeds `max_cluster`.
+/// the blocks' split counts differ, a count exceeds `max_cluster`, or the plan is balanced
+/// (its pieces run at different times).
 pub fn cluster_order(plan: &Plan, max_cluster: u32) -> Option<(u32, Vec<DecodeWork>)> {
+    if plan.balanced {
+        return None;
+    }
     let n = plan.merge.first()?.num_splits;
     if n < 2 || n > max_cluster || plan.merge.iter().any(|m| m.num_splits != n) {
         return None;
@@ -547,6 +845,7 @@ mod tests {
             splits: Splits::Auto,
             m_tiles: None,
             tail: None,
+            balance: Balance::Auto,
             cluster_capacity: &[],
         }
     }
@@ -567,9 +866,14 @@ mod tests {
         let p = plan(&i);
         assert_eq!(p.work.len(), 3 * 512);
         assert!(p.merge.iter().all(|m| m.num_splits == 3));
-        // 320 blocks at 2 CTAs/SM: four chunks fill 97% of four waves.
-        let p = plan(&inp(&[1; 40], &[4096; 40], 32, 8));
-        assert_eq!(p.work.len(), 4 * 320);
+        // 320 blocks at 2 CTAs/SM: four chunks fill 97% of four waves (uniform chunks).
+        let mut i = inp(&[1; 40], &[4096; 40], 32, 8);
+        i.balance = Balance::Off;
+        assert_eq!(plan(&i).work.len(), 4 * 320);
+        // The planner's choice: one balanced wave's worth of pieces, about two per slot.
+        i.balance = Balance::Auto;
+        let p = plan(&i);
+        assert!(p.balanced && p.work.len() <= 2 * 264 + 8, "{}", p.work.len());
         // Short requests are never cut below MIN_TILES_PER_SPLIT tiles.
         let p = plan(&inp(&[1; 40], &[300; 40], 32, 8));
         assert!(p.merge.is_empty());
@@ -710,20 +1014,27 @@ mod tests {
             ("W3", vec![4096; 64], 32, 8, 2, 512),
             ("W4", vec![2048; 128], 64, 8, 2, 1024),
             ("W5", vec![8192; 8], 32, 8, 4, 512),
-            // 96 blocks of 128 tiles: 192 CTAs took 114.0 us, 480 101.4.
-            ("b12 8K", vec![8192; 12], 32, 8, 2, 480),
-            // 192 blocks of 94 tiles: 192 CTAs 163.7 us, 768 148.0 (same process).
-            ("b24 6000", vec![6000; 24], 32, 8, 2, 768),
-            // 384 blocks of 32 tiles: unsplit 104.3 us, 768 CTAs 107.2.
-            ("b48 2K", vec![2048; 48], 32, 8, 2, 384),
+            // Session 22 (same process, uniform against balanced): 96 blocks of 128 tiles, 480
+            // CTAs 106.4 us, balanced 336 100.9 (session 21: 192 CTAs 114.0).
+            ("b12 8K", vec![8192; 12], 32, 8, 2, 336),
+            // 192 blocks of 94 tiles: 768 CTAs 150.2 us, balanced 432 145.8.
+            ("b24 6000", vec![6000; 24], 32, 8, 2, 432),
+            // 272 blocks of 64 tiles: 1088 CTAs 160.7 us, balanced 513 141.3.
+            ("b34 4K", vec![4096; 34], 32, 8, 2, 513),
+            // 384 blocks of 32 tiles: unsplit 105.1 us, balanced 575 104.5.
+            ("b48 2K", vec![2048; 48], 32, 8, 2, 575),
+            // 768 unsplit blocks in 2.9 waves: 100.7 us, balanced 102.4: uniform stays.
+            ("b96 1K", vec![1024; 96], 32, 8, 2, 768),
             // One wave stays one wave: 264 CTAs 127.3 us, 504 132.4; 240 75.7, 528 76.5.
             ("b1 131K", vec![131072], 32, 8, 2, 264),
             ("b6 12K", vec![12000; 6], 32, 8, 2, 240),
             // MQA (32 packed rows): 256 CTAs 18.1 us, 128 in clusters of 8 19.5.
             ("mqa b16 4K", vec![4096; 16], 32, 1, 2, 256),
-            // Three long requests among 20 short: 256 CTAs 82.7 us, 568 68.5.
-            ("rag3", rag3, 32, 8, 2, 568),
-            // fp8 K/V, 192 blocks of 94 tiles: 384 CTAs 86.0 us, 960 83.9.
+            // Three long requests among 20 short: 256 CTAs 82.7 us, 568 68.5; session 22: 568
+            // 68.9, balanced 434 65.1.
+            ("rag3", rag3, 32, 8, 2, 434),
+            // fp8 K/V, 192 blocks of 94 tiles: 384 CTAs 86.0 us, 960 83.9; session 22: 960
+            // 86.3, balanced 91.0 (four CTAs per SM are not balanced).
             ("fp8 b24 6000", vec![6000; 24], 32, 8, 4, 960),
         ] {
             assert_eq!(ctas(&kv, qh, kvh, cps), want, "{name}");

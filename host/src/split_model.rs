@@ -122,14 +122,17 @@ pub fn estimate_tiles(grid: GridShape, slots: Slots, merge: Merge) -> f64 {
         };
         k * d + tail
     };
-    stream
-        + match merge {
-            Merge::None => 0.0,
-            Merge::Cluster => CLUSTER_MERGE_TILES,
-            Merge::Combine { blocks } => {
-                COMBINE_TILES + COMBINE_TILES_PER_WAVE * blocks as f64 / wave
-            }
-        }
+    stream + merge_tiles(merge, wave)
+}
+
+/// What merging the split blocks adds after the last tile, in tile-times, on a wave of `wave`
+/// CTAs (module doc).
+pub fn merge_tiles(merge: Merge, wave: f64) -> f64 {
+    match merge {
+        Merge::None => 0.0,
+        Merge::Cluster => CLUSTER_MERGE_TILES,
+        Merge::Combine { blocks } => COMBINE_TILES + COMBINE_TILES_PER_WAVE * blocks as f64 / wave,
+    }
 }
 
 #[cfg(test)]

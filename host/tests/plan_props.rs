@@ -2,12 +2,15 @@
 //! and determinism over generated batches. `FF_PLAN_CASES` sets the case count (default 10,000).
 
 use ferroflash::plan::{
-    cluster_order, max_auto_ctas, plan, Plan, PlanInput, Splits, TailSplit, MAX_SPLITS,
-    MAX_TAIL_CHUNKS, WORKSPACE_ALIGN_BYTES,
+    cluster_order, max_auto_ctas, plan, Balance, Plan, PlanInput, Splits, TailSplit, MAX_SPLITS,
+    MAX_TAIL_CHUNKS, MIN_TILES_PER_SPLIT, WORKSPACE_ALIGN_BYTES,
 };
-use ferroflash_contract::params::FINAL_OUTPUT;
+use ferroflash::split_model::CTA_OVERHEAD_TILES;
+use ferroflash_contract::decode::KV_TILE_TOKENS;
+use ferroflash_contract::params::{DecodeWork, FINAL_OUTPUT};
 use proptest::prelude::*;
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 #[derive(Clone, Debug)]
 struct Batch {
@@ -25,6 +28,7 @@ struct Batch {
     tail: Option<TailSplit>,
     /// Clusters the device holds, by size (empty: the combine merges every split).
     cluster_capacity: Vec<u32>,
+    balance: Balance,
 }
 
 fn batch() -> impl Strategy<Value = Batch> {
@@ -53,6 +57,7 @@ fn batch() -> impl Strategy<Value = Batch> {
                 }))
             ],
             prop_oneof![Just(Vec::new()), prop::collection::vec(0u32..300, 9),],
+            prop_oneof![Just(Balance::Auto), Just(Balance::On), Just(Balance::Off)],
         )
             .prop_map(
                 |(
@@ -67,6 +72,7 @@ fn batch() -> impl Strategy<Value = Batch> {
                     m_tiles,
                     tail,
                     cluster_capacity,
+                    balance,
                 )| {
                     // Two and four tiles exist only up to head_dim 128 (the config refuses the rest).
                     let m_tiles = m_tiles.map(|m| if head_dim > 128 { 1 } else { m });
@@ -82,6 +88,7 @@ fn batch() -> impl Strategy<Value = Batch> {
                         m_tiles,
                         tail,
                         cluster_capacity,
+                        balance,
                     }
                 },
             )
@@ -113,6 +120,7 @@ fn run(b: &Batch) -> (Plan, Vec<u32>, Vec<u32>) {
         splits: b.splits,
         m_tiles: b.m_tiles,
         tail: b.tail,
+        balance: b.balance,
         cluster_capacity: &b.cluster_capacity,
     });
     (p, q_indptr, page_indptr)
@@ -220,8 +228,36 @@ proptest! {
             let cap = max_auto_ctas(all_blocks, wave) + tail;
             prop_assert!(p.work.len() as u64 <= cap, "{} CTAs over the graph capacity {}", p.work.len(), cap);
         }
-        // Longest ranges first.
-        prop_assert!(p.work.windows(2).all(|w| w[0].kv_end - w[0].kv_start >= w[1].kv_end - w[1].kv_start));
+        if p.balanced {
+            // Only automatic splitting balances, and only where the caller allows it.
+            prop_assert!(b.splits == Splits::Auto && b.tail.is_none() && b.balance != Balance::Off);
+            // The hardware hands each CTA, in order, to the first slot that frees: simulated
+            // with every CTA costing its tiles plus CTA_OVERHEAD_TILES, the last slot ends
+            // within two minimum splits and two CTA overheads of the average (list scheduling
+            // in a poor order ends up to a whole CTA later).
+            let slots = (b.sm_count * b.ctas_per_sm) as usize;
+            let tiles = |w: &DecodeWork| (w.kv_end - w.kv_start).div_ceil(KV_TILE_TOKENS) as u64;
+            let total: u64 = p.work.iter().map(tiles).sum();
+            let mut free: BinaryHeap<Reverse<(u64, usize)>> = (0..slots).map(|s| Reverse((0u64, s))).collect();
+            let mut last_start = 0u64;
+            let mut end = 0u64;
+            // Times in half tiles (CTA_OVERHEAD_TILES = 1.5 is three of them): exact.
+            prop_assert_eq!(CTA_OVERHEAD_TILES * 2.0, 3.0);
+            for w in &p.work {
+                let Reverse((t, s)) = free.pop().unwrap();
+                let start = t.max(last_start);
+                last_start = start;
+                end = end.max(start + 2 * tiles(w) + 3);
+                free.push(Reverse((end.min(start + 2 * tiles(w) + 3), s)));
+            }
+            // Half tiles.
+            let avg = (2 * total + 3 * p.work.len() as u64) as f64 / slots as f64;
+            let bound = avg + (4 * MIN_TILES_PER_SPLIT + 6) as f64;
+            prop_assert!((end as f64) <= bound, "the last slot ends at {} half tiles, average {}", end, avg);
+        } else {
+            // Longest ranges first.
+            prop_assert!(p.work.windows(2).all(|w| w[0].kv_end - w[0].kv_start >= w[1].kv_end - w[1].kv_start));
+        }
         // Deterministic.
         prop_assert_eq!(run(&b).0, p);
     }
@@ -244,7 +280,8 @@ proptest! {
             b.tail = None;
         }
         let (p, _, _) = run(&b);
-        let eligible = !p.merge.is_empty()
+        let eligible = !p.balanced
+            && !p.merge.is_empty()
             && p.work.iter().all(|w| w.partial_slot != FINAL_OUTPUT)
             && p.merge.iter().all(|m| m.num_splits == p.merge[0].num_splits && m.num_splits <= max_cluster);
         match cluster_order(&p, max_cluster) {

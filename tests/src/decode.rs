@@ -42,6 +42,8 @@ pub struct DecodeCase {
     pub m_tiles: Option<u32>,
     /// Experimental tail split of the plan (`None`: off).
     pub tail: Option<ferroflash::TailSplit>,
+    /// `DecodeConfig::balance` (default `Auto`).
+    pub balance: ferroflash::Balance,
     /// `DecodeConfig::cluster_merge` (default `true`).
     pub cluster_merge: bool,
     /// `DecodeConfig::max_cluster_splits` (`None`: the default).
@@ -266,6 +268,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.splits = c.splits;
     cfg.m_tiles = c.m_tiles;
     cfg.tail = c.tail;
+    cfg.balance = c.balance;
     cfg.cluster_merge = c.cluster_merge;
     if let Some(n) = c.max_cluster_splits {
         cfg.max_cluster_splits = n;
@@ -409,9 +412,10 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
             (h ^ w as u64).wrapping_mul(0x0100_0000_01b3)
         });
     Ok(format!(
-        "{report}; {} CTAs, {} merges, {}, clusters of {}, tma boxes of {}, output {hash:016x}",
+        "{report}; {} CTAs, {} merges, balanced {}, {}, clusters of {}, tma boxes of {}, output {hash:016x}",
         plan.plan().work.len(),
         plan.plan().merge.len(),
+        plan.plan().balanced,
         plan.kernel(),
         plan.cluster_splits(),
         plan.tma_box_tokens()
@@ -502,6 +506,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     poison: None,
                     m_tiles: None,
                     tail: None,
+                    balance: ferroflash::Balance::Auto,
                     cluster_merge: true,
                     max_cluster_splits: None,
                     combine_parts: None,
@@ -566,6 +571,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     poison: None,
                     m_tiles: None,
                     tail: None,
+                    balance: ferroflash::Balance::Auto,
                     cluster_merge: true,
                     max_cluster_splits: None,
                     combine_parts: None,
@@ -621,6 +627,10 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "decode/splits1_equals_splitsn",
             run: splits_agree,
+        },
+        Case {
+            name: "decode/balanced_plans_against_reference",
+            run: balanced_plans,
         },
         Case {
             name: "decode/cluster_merge_against_reference",
@@ -697,6 +707,7 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         poison: None,
         m_tiles: None,
         tail: None,
+        balance: ferroflash::Balance::Auto,
         cluster_merge: true,
         max_cluster_splits: None,
         combine_parts: None,
@@ -1315,6 +1326,7 @@ fn soak(d: &Device) -> CaseResult {
             poison: None,
             m_tiles: None,
             tail: None,
+            balance: ferroflash::Balance::Auto,
             cluster_merge: true,
             max_cluster_splits: None,
             combine_parts: None,
@@ -1391,6 +1403,47 @@ fn splits_agree(d: &Device) -> CaseResult {
             });
             case_result(d, &c)?;
         }
+    }
+    Ok(Outcome::Pass)
+}
+
+/// Balanced plans (`Balance::On`; host/src/plan.rs, "Balanced plans"): blocks cut into
+/// pieces of unequal length at slot boundaries, merged by the combine, in dispatch order. 16-bit
+/// and fp8 caches, pages 1, 3, 16 and 64, head dims 64, 128 and 256, four new tokens (causal),
+/// sinks, softcap, a window shorter than a piece, empty requests, ragged lengths: against the
+/// reference, bitwise stable, and each plan must be balanced.
+fn balanced_plans(d: &Device) -> CaseResult {
+    let ragged: Vec<u32> = (0..24u32)
+        .map(|i| {
+            if i % 7 == 3 {
+                0
+            } else {
+                900 + (i * 1733) % 7000
+            }
+        })
+        .collect();
+    for (i, (head_dim, page, group, q_len, (q, kv), lens)) in [
+        (128, 16, 4, 1, (DType::Bf16, DType::Bf16), vec![3500u32; 20]),
+        (128, 3, 4, 4, (DType::Bf16, DType::Bf16), ragged.clone()),
+        (64, 1, 8, 1, (DType::F16, DType::F16), vec![4100; 18]),
+        (256, 64, 2, 2, (DType::Bf16, DType::Bf16), vec![2900; 24]),
+        (128, 16, 4, 1, (DType::Bf16, DType::E4m3), ragged),
+        (128, 16, 4, 1, (DType::E4m3, DType::E4m3), vec![5000; 15]),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut c = base(head_dim, page, group, q_len, lens);
+        // Enough tiles for every slot (the variants at four CTAs per SM need twice the heads).
+        c.kv_heads = if kv.is_fp8() || head_dim == 64 { 4 } else { 2 };
+        (c.dtype, c.kv_dtype) = (q, kv);
+        c.scales = kv.is_fp8().then_some(ScaleLayout::PerKvHead);
+        c.balance = ferroflash::Balance::On;
+        c.sinks = i % 2 == 1;
+        c.softcap = (i % 3 == 2).then_some(30.0);
+        c.window_left = (i == 3).then_some(100);
+        c.seed = 900 + i as u64;
+        run_case_expecting(d, &c, "a balanced plan", |r| r.contains("balanced true"))?;
     }
     Ok(Outcome::Pass)
 }
