@@ -24,6 +24,24 @@
 //! slower than FlashInfer, docs/perf.md session 21); the model cuts those into several waves.
 //! `Splits::Fixed(n)` overrides the automatic choice (each request in `n` near-equal chunks).
 //!
+//! # Balanced plans ([`Balance`]; session 22)
+//!
+//! Uniform chunks run one CTA per chunk, so once the blocks outnumber the slots
+//! (`sm_count * ctas_per_sm`) the grid runs in waves of equal CTAs and the last wave leaves
+//! slots idle (272 blocks on 264 slots: four waves of quarter blocks, 12% slower than 264
+//! blocks). A balanced plan gives every slot the same cost instead: the blocks, longest first,
+//! are laid on a line of cost (tiles plus [`CTA_OVERHEAD_TILES`] per piece) and cut where each
+//! slot's share ends (no piece under [`MIN_TILES_PER_SPLIT`] tiles unless its block is), so a
+//! slot runs a few pieces one after another; the work list is ordered by each piece's start
+//! within its slot, and since the hardware hands the next CTA to the first slot that frees,
+//! each slot's pieces follow one another as planned (the property tests simulate that
+//! dispatch). Split blocks merge in the combine kernel (pieces of a block run at different
+//! times, so never in clusters). The planner takes a balanced plan only past one wave of
+//! uniform CTAs, at two CTAs per SM at most, not over an unsplit uniform plan whose last wave
+//! is [`BALANCED_MAX_LAST_WAVE_FILL`] full, and within [`BALANCED_MAX_ESTIMATE_RATIO`] of the
+//! uniform estimate (the model overprices pieces that start mid-stream). Measured in
+//! docs/perf.md, session 22.
+//!
 //! # Tail split (experimental, [`TailSplit`]; off by default)
 //!
 //! SMs do not stream at the same rate (session 5's timeline: up to 30% apart for the same two
@@ -870,10 +888,11 @@ mod tests {
         let mut i = inp(&[1; 40], &[4096; 40], 32, 8);
         i.balance = Balance::Off;
         assert_eq!(plan(&i).work.len(), 4 * 320);
-        // The planner's choice: one balanced wave's worth of pieces, about two per slot.
+        // The planner's choice: balanced, each slot's share cut at most once inside a block
+        // (at most one piece per block and one per slot boundary).
         i.balance = Balance::Auto;
         let p = plan(&i);
-        assert!(p.balanced && p.work.len() <= 2 * 264 + 8, "{}", p.work.len());
+        assert!(p.balanced && p.work.len() <= 320 + 264, "{}", p.work.len());
         // Short requests are never cut below MIN_TILES_PER_SPLIT tiles.
         let p = plan(&inp(&[1; 40], &[300; 40], 32, 8));
         assert!(p.merge.is_empty());
