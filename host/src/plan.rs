@@ -467,17 +467,8 @@ pub fn plan(inp: &PlanInput) -> Plan {
         } else {
             kv_len.div_ceil(chunk_tokens)
         };
-        let item = |kv_head, row_start, kv_start, kv_end, partial_slot| DecodeWork {
-            request: r as u32,
-            kv_head,
-            row_start,
-            kv_start,
-            kv_end,
-            partial_slot,
-            kv_len,
-            q_len: inp.q_lens[r],
-            first_token: inp.q_indptr[r],
-            first_page_entry: inp.page_indptr[r],
+        let item = |kv_head, row_start, kv_start, kv_end, partial_slot| {
+            work_item(inp, r, kv_head, row_start, (kv_start, kv_end), partial_slot)
         };
         for kvh in 0..inp.kv_heads {
             for rb in 0..row_blocks(r) {
@@ -570,6 +561,29 @@ fn prefer_balanced(
         }
     }
     balanced_estimate <= uniform_estimate * BALANCED_MAX_ESTIMATE_RATIO
+}
+
+/// The work item of request `r`'s block (`kv_head`, `row_start`) over keys `kv.0..kv.1`.
+fn work_item(
+    inp: &PlanInput,
+    r: usize,
+    kv_head: u32,
+    row_start: u32,
+    kv: (u32, u32),
+    partial_slot: u32,
+) -> DecodeWork {
+    DecodeWork {
+        request: r as u32,
+        kv_head,
+        row_start,
+        kv_start: kv.0,
+        kv_end: kv.1,
+        partial_slot,
+        kv_len: inp.kv_lens[r],
+        q_len: inp.q_lens[r],
+        first_token: inp.q_indptr[r],
+        first_page_entry: inp.page_indptr[r],
+    }
 }
 
 /// One output block of a balanced plan: (request, kv head, first packed row, tiles).
@@ -700,19 +714,14 @@ fn balanced(inp: &PlanInput, m_tiles: u32) -> Option<(Plan, f64)> {
         }
     }
     let item = |b: &BlockTiles, kv_start: u32, kv_end: u32, partial_slot: u32| {
-        let r = b.0 as usize;
-        DecodeWork {
-            request: b.0,
-            kv_head: b.1,
-            row_start: b.2,
-            kv_start,
-            kv_end,
+        work_item(
+            inp,
+            b.0 as usize,
+            b.1,
+            b.2,
+            (kv_start, kv_end),
             partial_slot,
-            kv_len: inp.kv_lens[r],
-            q_len: inp.q_lens[r],
-            first_token: inp.q_indptr[r],
-            first_page_entry: inp.page_indptr[r],
-        }
+        )
     };
     // Dispatch order: by start within the segment, then segment. The hardware hands the next
     // CTA to the first slot that frees, which is then the segment's slot when the slots
