@@ -1805,7 +1805,7 @@ fn bad_tensors(d: &Device) -> CaseResult {
 /// replays must match the float64 reference, and a replay must equal a direct run bitwise.
 /// Also with the experimental tail split (its larger grid reserved at capture).
 fn graph_replay(d: &Device) -> CaseResult {
-    graph_replay_with(d, None, 4)?;
+    graph_replay_with(d, None, 4, false)?;
     graph_replay_with(
         d,
         Some(ferroflash::TailSplit {
@@ -1813,12 +1813,15 @@ fn graph_replay(d: &Device) -> CaseResult {
             chunk_tiles: 2,
         }),
         4,
+        false,
     )?;
     // At most 2 new tokens x group 4 = 8 rows: the narrow kernel.
-    graph_replay_with(d, None, 2)?;
+    graph_replay_with(d, None, 2, false)?;
     // Up to 16 new tokens x group 4 = 64 rows: the row-split _w64 kernel, or the wgmma _g64
     // one on sm_90a (checked).
-    graph_replay_with(d, None, 16)
+    graph_replay_with(d, None, 16, false)?;
+    // A balanced plan (blocks cut at slot boundaries, dispatch order) replayed after updates.
+    graph_replay_with(d, None, 4, true)
 }
 
 /// Graph capture and replay with `max_new_tokens` new tokens at most (the batches' new tokens
@@ -1828,13 +1831,16 @@ fn graph_replay_with(
     d: &Device,
     tail: Option<ferroflash::TailSplit>,
     max_new_tokens: u32,
+    balanced: bool,
 ) -> CaseResult {
     use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
     use cudarc::driver::{DevicePtr, DevicePtrMut};
     use ferroflash::{GraphCapacity, RawTensors};
-    let (kv_heads, group, head_dim, page, pool_pages) = (4usize, 4usize, 128usize, 16usize, 400u32);
+    // Balanced plans need a batch past one wave: 40 requests of a few thousand keys.
+    let (max_requests, pool_pages) = if balanced { (40u32, 12000u32) } else { (4, 400) };
+    let (kv_heads, group, head_dim, page) = (4usize, 4usize, 128usize, 16usize);
     let cap = GraphCapacity {
-        max_requests: 4,
+        max_requests,
         max_new_tokens,
         max_page_entries: pool_pages,
     };
@@ -1847,6 +1853,9 @@ fn graph_replay_with(
         Dtype16::Bf16,
     );
     cfg.tail = tail;
+    if balanced {
+        cfg.balance = ferroflash::Balance::On;
+    }
     // The 16-token graph reads HND pages (the others NHD).
     if max_new_tokens == 16 {
         cfg.kv_layout = KvLayout::Hnd;
@@ -1891,10 +1900,31 @@ fn graph_replay_with(
         .map_err(err)?
         .ok_or("empty graph")?;
     captured.map_err(|e| e.to_string())?;
-    let batches: [(Vec<u32>, Vec<u32>); 2] = [
-        (vec![1, 4, 2], vec![100, 1500, 0]),
-        (vec![4, 1, 1, 3], vec![3000, 17, 64, 900]),
-    ];
+    let batches: [(Vec<u32>, Vec<u32>); 2] = if balanced {
+        [
+            (
+                (0..40).map(|i| 1 + i % 4).collect(),
+                (0..40).map(|i| 2500 + (i * 611) % 2000).collect(),
+            ),
+            (
+                (0..36).map(|i| 1 + i % 3).collect(),
+                (0..36)
+                    .map(|i| {
+                        if i % 9 == 4 {
+                            0
+                        } else {
+                            1000 + (i * 1777) % 4000
+                        }
+                    })
+                    .collect(),
+            ),
+        ]
+    } else {
+        [
+            (vec![1, 4, 2], vec![100, 1500, 0]),
+            (vec![4, 1, 1, 3], vec![3000, 17, 64, 900]),
+        ]
+    };
     for (seed, (q_lens, kv_lens)) in batches.iter().enumerate() {
         let scale = if max_new_tokens >= 8 { 4 } else { 1 };
         let q_lens: Vec<u32> = q_lens
@@ -1933,6 +1963,9 @@ fn graph_replay_with(
             },
         )
         .map_err(|e| e.to_string())?;
+        if balanced && !plan.plan().balanced {
+            return Err(format!("batch {seed}: the graph plan is not balanced"));
+        }
         s.memcpy_htod(u16_bits(&x.q_bits), &mut g_q.slice_mut(..x.q.len()))
             .map_err(err)?;
         s.memcpy_htod(u16_bits(&x.k_bits), &mut g_k.slice_mut(..x.k_pool.len()))
@@ -1969,6 +2002,9 @@ fn graph_replay_with(
         if direct[..n_o] != o_bits[..n_o] {
             return Err(format!("batch {seed}: graph replay and direct run differ"));
         }
+    }
+    if balanced {
+        return Ok(Outcome::Pass);
     }
     // Beyond the capacity: typed errors, the plan keeps its last batch.
     let too_many = plan.update(
