@@ -1837,7 +1837,11 @@ fn graph_replay_with(
     use cudarc::driver::{DevicePtr, DevicePtrMut};
     use ferroflash::{GraphCapacity, RawTensors};
     // Balanced plans need a batch past one wave: 40 requests of a few thousand keys.
-    let (max_requests, pool_pages) = if balanced { (40u32, 12000u32) } else { (4, 400) };
+    let (max_requests, pool_pages) = if balanced {
+        (40u32, 12000u32)
+    } else {
+        (4, 400)
+    };
     let (kv_heads, group, head_dim, page) = (4usize, 4usize, 128usize, 16usize);
     let cap = GraphCapacity {
         max_requests,
