@@ -341,21 +341,14 @@ fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64)
         if s > 1 && ctas > bound {
             break;
         }
-        let merge = match common {
-            _ if split_blocks == 0 => Merge::None,
-            Some(k)
-                if uniform
-                    && inp
-                        .cluster_capacity
-                        .get(k as usize)
-                        .is_some_and(|&c| c as u64 >= split_blocks) =>
-            {
-                Merge::Cluster
-            }
-            _ => Merge::Combine {
-                blocks: split_blocks,
-            },
-        };
+        let clustered = common.is_some_and(|k| {
+            uniform
+                && inp
+                    .cluster_capacity
+                    .get(k as usize)
+                    .is_some_and(|&c| c as u64 >= split_blocks)
+        });
+        let merge = merge_of(split_blocks, clustered);
         let fill = ctas as f64 / (ctas.div_ceil(wave) * wave) as f64;
         cands.push((estimate_tiles(grid, slots, merge), fill, chunk, ctas));
     }
@@ -385,28 +378,31 @@ fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64)
 /// the same way before it builds the work list; this prices the work list as built (benchmarks
 /// print it next to the measured time).
 pub fn estimate_plan_tiles(plan: &Plan, sm_count: u32, ctas_per_sm: u32, clustered: bool) -> f64 {
+    // A balanced plan is never clustered (its pieces run at different times).
+    let merge = merge_of(plan.merge.len() as u64, clustered && !plan.balanced);
     if plan.balanced {
         let wave = (sm_count * ctas_per_sm).max(1) as usize;
-        let merge = match plan.merge.len() as u64 {
-            0 => Merge::None,
-            blocks => Merge::Combine { blocks },
-        };
         return dispatch_end_tiles(&plan.work, wave) + merge_tiles(merge, wave as f64);
     }
     let mut grid = GridShape::default();
     for w in &plan.work {
         grid.add((w.kv_end - w.kv_start) as f64 / KV_TILE_TOKENS as f64, 1);
     }
-    let merge = match plan.merge.len() as u64 {
-        0 => Merge::None,
-        _ if clustered => Merge::Cluster,
-        blocks => Merge::Combine { blocks },
-    };
     let slots = Slots {
         sm_count,
         ctas_per_sm,
     };
     estimate_tiles(grid, slots, merge)
+}
+
+/// How `split_blocks` split output blocks merge: none, in clusters when `clustered`, else by
+/// the combine kernel.
+fn merge_of(split_blocks: u64, clustered: bool) -> Merge {
+    match split_blocks {
+        0 => Merge::None,
+        _ if clustered => Merge::Cluster,
+        blocks => Merge::Combine { blocks },
+    }
 }
 
 /// When the last of `work`'s CTAs ends, in tile-times, if each costs its tiles plus
@@ -756,14 +752,7 @@ fn balanced(inp: &PlanInput, m_tiles: u32) -> Option<(Plan, f64)> {
         })
         .collect();
     work.extend(empty.iter().map(|b| item(b, 0, 0, FINAL_OUTPUT)));
-    let merge_kind = if merge.is_empty() {
-        Merge::None
-    } else {
-        Merge::Combine {
-            blocks: merge.len() as u64,
-        }
-    };
-    let estimate = slot_cost + merge_tiles(merge_kind, slots as f64);
+    let estimate = slot_cost + merge_tiles(merge_of(merge.len() as u64, false), slots as f64);
     Some((
         Plan {
             m_tiles,
