@@ -840,6 +840,29 @@ unsafe fn consumer<
     unsafe { merge_and_store::<O, D, NT, MT, KG, false>(p, b, kg, row_base, &acc, &m_run, &l_run) };
 }
 
+/// Scores of one m16 tile (fragment element `e` of n-tile `j`: row half `e / 2`, key
+/// `key0 + 8 j + 2 t + e % 2`) to masked base-2 logits, in place; `MASK` and `CAP` are the
+/// tile's mask test and the call's softcap (both transforms share it).
+#[inline(always)]
+fn transform_scores<const NJ: usize, const MASK: bool, const CAP: bool>(sc: &mut [[f32; 4]; NJ], key0: i32, t: u32, xf: &[ScoreTransform; 2], mask: &[RowMask; 2]) {
+    for (j, x) in sc.iter_mut().enumerate() {
+        for (e, v) in x.iter_mut().enumerate() {
+            let y = xf[e / 2].apply_with::<CAP>(*v);
+            *v = if MASK && !mask[e / 2].visible(key0 + (8 * j as u32 + 2 * t) as i32 + (e % 2) as i32) { f32::NEG_INFINITY } else { y };
+        }
+    }
+}
+
+/// [`transform_scores`] for the narrow consumer's Sᵀ fragment: element `e` is row `e % 2`'s
+/// key `key0 + 8 (e / 2)`.
+#[inline(always)]
+fn transform_scores_narrow<const MASK: bool, const CAP: bool>(sc: &mut [f32; 4], key0: i32, xf: &[ScoreTransform; 2], mask: &[RowMask; 2]) {
+    for (e, x) in sc.iter_mut().enumerate() {
+        let y = xf[e % 2].apply_with::<CAP>(*x);
+        *x = if MASK && !mask[e % 2].visible(key0 + 8 * (e as i32 / 2)) { f32::NEG_INFINITY } else { y };
+    }
+}
+
 /// Online softmax of one m16 tile's scores over `NJ` key n-tiles, shared by the 16-bit-MMA and
 /// wgmma consumers. Fragment element `e` of n-tile `j` is row `g + 8 (e / 2)`, key
 /// `key0 + 8 j + 2 t + e % 2`: the scores are transformed and masked in place, the rows' running
@@ -865,12 +888,13 @@ unsafe fn online_softmax<EV: Elem16, const NJ: usize, const RK: usize>(
     mut rescale: impl FnMut(usize, f32),
 ) -> [[u32; 4]; RK] {
     const { assert!(NJ == 2 * RK) };
-    for (j, x) in sc.iter_mut().enumerate() {
-        for (e, v) in x.iter_mut().enumerate() {
-            let key = key0 + (8 * j as u32 + 2 * t) as i32 + (e % 2) as i32;
-            let y = xf[e / 2].apply(*v);
-            *v = if needs_mask && !mask[e / 2].visible(key) { f32::NEG_INFINITY } else { y };
-        }
+    // One straight-line copy per (mask, softcap) case: tested per element, they cost the
+    // 32-score consumers a branch and three predicated instructions per score.
+    match (needs_mask, xf[0].softcap_log2 != 0.0) {
+        (false, false) => transform_scores::<NJ, false, false>(sc, key0, t, xf, mask),
+        (false, true) => transform_scores::<NJ, false, true>(sc, key0, t, xf, mask),
+        (true, false) => transform_scores::<NJ, true, false>(sc, key0, t, xf, mask),
+        (true, true) => transform_scores::<NJ, true, true>(sc, key0, t, xf, mask),
     }
     let mut p_row = [[0f32; 4]; NJ];
     for h in 0..2 {
@@ -1115,10 +1139,12 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
         }
 
         let (tile_key0, needs_mask) = rs.tile_mask_test(p, b, t);
-        for (e, x) in sc.iter_mut().enumerate() {
-            let key = tile_key0 + (key_base + quad.g + 8 * (e as u32 / 2)) as i32;
-            let v = xf[e % 2].apply(*x);
-            *x = if needs_mask && !mask[e % 2].visible(key) { f32::NEG_INFINITY } else { v };
+        let key0 = tile_key0 + (key_base + quad.g) as i32;
+        match (needs_mask, xf[0].softcap_log2 != 0.0) {
+            (false, false) => transform_scores_narrow::<false, false>(&mut sc, key0, &xf, &mask),
+            (false, true) => transform_scores_narrow::<false, true>(&mut sc, key0, &xf, &mask),
+            (true, false) => transform_scores_narrow::<true, false>(&mut sc, key0, &xf, &mask),
+            (true, true) => transform_scores_narrow::<true, true>(&mut sc, key0, &xf, &mask),
         }
         let mut pv = [0f32; 4];
         for r in 0..2 {

@@ -26,10 +26,11 @@ pub struct ScoreTransform {
 }
 
 impl ScoreTransform {
-    /// Base-2 logit of a raw dot product.
+    /// Base-2 logit of a raw dot product; `CAP` is the caller's test `softcap_log2 != 0`, made
+    /// once per tile so that the per-score code is straight-line.
     #[inline(always)]
-    pub fn apply(&self, qk: f32) -> f32 {
-        if self.softcap_log2 != 0.0 {
+    pub fn apply_with<const CAP: bool>(&self, qk: f32) -> f32 {
+        if CAP {
             self.softcap_log2 * tanh_approx_f32(qk * self.scale)
         } else {
             qk * self.scale
@@ -49,7 +50,8 @@ pub struct RowMask {
 impl RowMask {
     #[inline(always)]
     pub fn visible(&self, key: i32) -> bool {
-        key < self.kv_end && key <= self.pos && (self.window_left < 0 || key >= self.pos - self.window_left)
+        // Non-short-circuit: selects, not branches, in the per-score mask loops.
+        (key < self.kv_end) & (key <= self.pos) & ((self.window_left < 0) | (key >= self.pos - self.window_left))
     }
 }
 
