@@ -559,7 +559,8 @@ impl RowSetup {
         } else {
             1.0
         };
-        ScoreTransform { scale: self.scale * row, softcap_log2: self.softcap_log2 }
+        // Clamped positive: the consumers take the max of scores before scaling them.
+        ScoreTransform { scale: (self.scale * row).max(f32::MIN_POSITIVE), softcap_log2: self.softcap_log2 }
     }
     /// Mask of local row `lr` (rows past the request's tokens take its last token's).
     #[inline(always)]
@@ -840,21 +841,9 @@ unsafe fn consumer<
     unsafe { merge_and_store::<O, D, NT, MT, KG, false>(p, b, kg, row_base, &acc, &m_run, &l_run) };
 }
 
-/// Scores of one m16 tile (fragment element `e` of n-tile `j`: row half `e / 2`, key
-/// `key0 + 8 j + 2 t + e % 2`) to masked base-2 logits, in place; `MASK` and `CAP` are the
-/// tile's mask test and the call's softcap (both transforms share it).
-#[inline(always)]
-fn transform_scores<const NJ: usize, const MASK: bool, const CAP: bool>(sc: &mut [[f32; 4]; NJ], key0: i32, t: u32, xf: &[ScoreTransform; 2], mask: &[RowMask; 2]) {
-    for (j, x) in sc.iter_mut().enumerate() {
-        for (e, v) in x.iter_mut().enumerate() {
-            let y = xf[e / 2].apply_with::<CAP>(*v);
-            *v = if MASK && !mask[e / 2].visible(key0 + (8 * j as u32 + 2 * t) as i32 + (e % 2) as i32) { f32::NEG_INFINITY } else { y };
-        }
-    }
-}
-
-/// [`transform_scores`] for the narrow consumer's Sᵀ fragment: element `e` is row `e % 2`'s
-/// key `key0 + 8 (e / 2)`.
+/// The narrow consumer's Sᵀ fragment (element `e`: row `e % 2`, key `key0 + 8 (e / 2)`) to
+/// masked base-2 logits in place; `MASK` and `CAP` are the tile's mask test and the call's
+/// softcap, tested once per tile so that the per-score code is straight-line.
 #[inline(always)]
 fn transform_scores_narrow<const MASK: bool, const CAP: bool>(sc: &mut [f32; 4], key0: i32, xf: &[ScoreTransform; 2], mask: &[RowMask; 2]) {
     for (e, x) in sc.iter_mut().enumerate() {
@@ -865,10 +854,11 @@ fn transform_scores_narrow<const MASK: bool, const CAP: bool>(sc: &mut [f32; 4],
 
 /// Online softmax of one m16 tile's scores over `NJ` key n-tiles, shared by the 16-bit-MMA and
 /// wgmma consumers. Fragment element `e` of n-tile `j` is row `g + 8 (e / 2)`, key
-/// `key0 + 8 j + 2 t + e % 2`: the scores are transformed and masked in place, the rows' running
-/// max and sum updated with the lazy rescale (See Note [lazy rescale] in docs/DESIGN.md: the
-/// reference moves only when a tile exceeds it by more than the threshold, always on the first
-/// visible key since -inf + 8 is -inf; then P <= 2^8), the accumulator rescaled through
+/// `key0 + 8 j + 2 t + e % 2`: the scores are masked in place (and capped, with a softcap),
+/// the rows' running max and sum updated with the lazy rescale (See Note [lazy rescale] in
+/// docs/DESIGN.md: the reference moves only when a tile exceeds it by more than the threshold,
+/// always on the first visible key since -inf + 8 is -inf; then P <= 2^8), the accumulator
+/// rescaled through
 /// `rescale(h, alpha)` for row half `h`, and P returned packed as the A fragments of the
 /// `RK = NJ / 2` k16 steps (C layout of two key n-tiles -> A layout of one k16 step).
 ///
@@ -885,25 +875,57 @@ unsafe fn online_softmax<EV: Elem16, const NJ: usize, const RK: usize>(
     mask: &[RowMask; 2],
     m_run: &mut [f32; 2],
     l_run: &mut [f32; 2],
+    rescale: impl FnMut(usize, f32),
+) -> [[u32; 4]; RK] {
+    // One straight-line copy per (mask, softcap) case: tested per score, they cost the
+    // 32-score consumers a branch and three predicated instructions each (session 23).
+    // SAFETY (all arms): forwarded.
+    unsafe {
+        match (needs_mask, xf[0].softcap_log2 != 0.0) {
+            (false, false) => online_softmax_case::<EV, NJ, RK, false, false>(sc, key0, t, xf, mask, m_run, l_run, rescale),
+            (false, true) => online_softmax_case::<EV, NJ, RK, false, true>(sc, key0, t, xf, mask, m_run, l_run, rescale),
+            (true, false) => online_softmax_case::<EV, NJ, RK, true, false>(sc, key0, t, xf, mask, m_run, l_run, rescale),
+            (true, true) => online_softmax_case::<EV, NJ, RK, true, true>(sc, key0, t, xf, mask, m_run, l_run, rescale),
+        }
+    }
+}
+
+/// [`online_softmax`] for one case: `MASK`, the tile's mask test; `CAP`, the call's softcap.
+/// The scores stay in units whose base-2 logit is `score * k`: raw `q·k` with `k` the row's
+/// scale, or `tanh(q·k · scale)` with `k = softcap · log2(e)`. `k > 0` (the host's scales are
+/// positive; the kernel clamps the descale product to the smallest normal), so the units' max
+/// is the logits' max, -inf stays -inf, and each `exp2` argument is one `fma`.
+///
+/// # Safety
+/// As [`online_softmax`].
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn online_softmax_case<EV: Elem16, const NJ: usize, const RK: usize, const MASK: bool, const CAP: bool>(
+    sc: &mut [[f32; 4]; NJ],
+    key0: i32,
+    t: u32,
+    xf: &[ScoreTransform; 2],
+    mask: &[RowMask; 2],
+    m_run: &mut [f32; 2],
+    l_run: &mut [f32; 2],
     mut rescale: impl FnMut(usize, f32),
 ) -> [[u32; 4]; RK] {
     const { assert!(NJ == 2 * RK) };
-    // One straight-line copy per (mask, softcap) case: tested per element, they cost the
-    // 32-score consumers a branch and three predicated instructions per score.
-    match (needs_mask, xf[0].softcap_log2 != 0.0) {
-        (false, false) => transform_scores::<NJ, false, false>(sc, key0, t, xf, mask),
-        (false, true) => transform_scores::<NJ, false, true>(sc, key0, t, xf, mask),
-        (true, false) => transform_scores::<NJ, true, false>(sc, key0, t, xf, mask),
-        (true, true) => transform_scores::<NJ, true, true>(sc, key0, t, xf, mask),
+    for (j, x) in sc.iter_mut().enumerate() {
+        for (e, v) in x.iter_mut().enumerate() {
+            let u = if CAP { tanh_approx_f32(*v * xf[e / 2].scale) } else { *v };
+            *v = if MASK && !mask[e / 2].visible(key0 + (8 * j as u32 + 2 * t) as i32 + (e % 2) as i32) { f32::NEG_INFINITY } else { u };
+        }
     }
     let mut p_row = [[0f32; 4]; NJ];
     for h in 0..2 {
+        let k = if CAP { xf[h].softcap_log2 } else { xf[h].scale };
         let mut local = sc[0][2 * h].max(sc[0][2 * h + 1]);
         for x in sc.iter().skip(1) {
             local = local.max(x[2 * h]).max(x[2 * h + 1]);
         }
         // SAFETY: full warp.
-        let m_tile = unsafe { quad_max(local) };
+        let m_tile = unsafe { quad_max(local) } * k;
         if m_tile > m_run[h] + RESCALE_THRESHOLD_LOG2 {
             let alpha = ex2_approx_ftz_f32(m_run[h] - m_tile);
             m_run[h] = m_tile;
@@ -914,7 +936,7 @@ unsafe fn online_softmax<EV: Elem16, const NJ: usize, const RK: usize>(
         let mut sum = 0.0;
         for (pr, x) in p_row.iter_mut().zip(sc.iter()) {
             for e in 0..2 {
-                let pv = ex2_approx_ftz_f32(x[2 * h + e] - r);
+                let pv = ex2_approx_ftz_f32(fma_rn_f32(x[2 * h + e], k, -r));
                 pr[2 * h + e] = pv;
                 sum += pv;
             }
