@@ -858,9 +858,9 @@ fn transform_scores_narrow<const MASK: bool, const CAP: bool>(sc: &mut [f32; 4],
 /// the rows' running max and sum updated with the lazy rescale (See Note [lazy rescale] in
 /// docs/DESIGN.md: the reference moves only when a tile exceeds it by more than the threshold,
 /// always on the first visible key since -inf + 8 is -inf; then P <= 2^8), the accumulator
-/// rescaled through
-/// `rescale(h, alpha)` for row half `h`, and P returned packed as the A fragments of the
-/// `RK = NJ / 2` k16 steps (C layout of two key n-tiles -> A layout of one k16 step).
+/// rescaled through `rescale(h, alpha)` for row half `h`, and P returned packed as the A
+/// fragments of the `RK = NJ / 2` k16 steps (C layout of two key n-tiles -> A layout of one k16
+/// step).
 ///
 /// # Safety
 /// Full warp, uniform flow (quad shuffles).
@@ -913,7 +913,7 @@ unsafe fn online_softmax_case<EV: Elem16, const NJ: usize, const RK: usize, cons
     const { assert!(NJ == 2 * RK) };
     for (j, x) in sc.iter_mut().enumerate() {
         for (e, v) in x.iter_mut().enumerate() {
-            let u = if CAP { tanh_approx_f32(*v * xf[e / 2].scale) } else { *v };
+            let u = if CAP { xf[e / 2].capped_unit(*v) } else { *v };
             *v = if MASK && !mask[e / 2].visible(key0 + (8 * j as u32 + 2 * t) as i32 + (e % 2) as i32) { f32::NEG_INFINITY } else { u };
         }
     }

@@ -31,10 +31,15 @@ impl ScoreTransform {
     #[inline(always)]
     pub fn apply_with<const CAP: bool>(&self, qk: f32) -> f32 {
         if CAP {
-            self.softcap_log2 * tanh_approx_f32(qk * self.scale)
+            self.softcap_log2 * self.capped_unit(qk)
         } else {
             qk * self.scale
         }
+    }
+    /// With a softcap, the logit in units of `softcap_log2`: `tanh(qk · scale)`.
+    #[inline(always)]
+    pub fn capped_unit(&self, qk: f32) -> f32 {
+        tanh_approx_f32(qk * self.scale)
     }
 }
 
