@@ -841,14 +841,16 @@ unsafe fn consumer<
     unsafe { merge_and_store::<O, D, NT, MT, KG, false>(p, b, kg, row_base, &acc, &m_run, &l_run) };
 }
 
-/// The narrow consumer's Sᵀ fragment (element `e`: row `e % 2`, key `key0 + 8 (e / 2)`) to
-/// masked base-2 logits in place; `MASK` and `CAP` are the tile's mask test and the call's
-/// softcap, tested once per tile so that the per-score code is straight-line.
+/// The narrow consumer's Sᵀ fragment (element `e`: row `e % 2`, key `key0 + 8 (e / 2)`) masked
+/// in place, in the units of [`online_softmax_case`] (raw `q·k`, or `tanh(q·k · scale)` with a
+/// softcap; the base-2 logit is the unit times `k > 0`); `MASK` and `CAP` are the tile's mask
+/// test and the call's softcap, tested once per tile so that the per-score code is
+/// straight-line.
 #[inline(always)]
-fn transform_scores_narrow<const MASK: bool, const CAP: bool>(sc: &mut [f32; 4], key0: i32, xf: &[ScoreTransform; 2], mask: &[RowMask; 2]) {
+fn mask_scores_narrow<const MASK: bool, const CAP: bool>(sc: &mut [f32; 4], key0: i32, xf: &[ScoreTransform; 2], mask: &[RowMask; 2]) {
     for (e, x) in sc.iter_mut().enumerate() {
-        let y = xf[e % 2].apply_with::<CAP>(*x);
-        *x = if MASK && !mask[e % 2].visible(key0 + 8 * (e as i32 / 2)) { f32::NEG_INFINITY } else { y };
+        let u = if CAP { xf[e % 2].capped_unit(*x) } else { *x };
+        *x = if MASK && !mask[e % 2].visible(key0 + 8 * (e as i32 / 2)) { f32::NEG_INFINITY } else { u };
     }
 }
 
@@ -1126,6 +1128,8 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     // SAFETY: after `stage_q`.
     let xf: [ScoreTransform; 2] = core::array::from_fn(|r| unsafe { rs.transform::<O>(b, 2 * quad.t + r as u32) });
     let mask: [RowMask; 2] = core::array::from_fn(|r| rs.mask(p, b, 2 * quad.t + r as u32));
+    // Base-2 logit per score unit of `mask_scores_narrow` (> 0).
+    let unit_log2: [f32; 2] = core::array::from_fn(|r| if xf[r].softcap_log2 != 0.0 { xf[r].softcap_log2 } else { xf[r].scale });
 
     // acc[md]: rows 2t (c0, c2) and 2t + 1 (c1, c3) of head dims out_dim(2 md, g) (c0, c1)
     // and out_dim(2 md + 1, g) (c2, c3).
@@ -1163,15 +1167,16 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
         let (tile_key0, needs_mask) = rs.tile_mask_test(p, b, t);
         let key0 = tile_key0 + (key_base + quad.g) as i32;
         match (needs_mask, xf[0].softcap_log2 != 0.0) {
-            (false, false) => transform_scores_narrow::<false, false>(&mut sc, key0, &xf, &mask),
-            (false, true) => transform_scores_narrow::<false, true>(&mut sc, key0, &xf, &mask),
-            (true, false) => transform_scores_narrow::<true, false>(&mut sc, key0, &xf, &mask),
-            (true, true) => transform_scores_narrow::<true, true>(&mut sc, key0, &xf, &mask),
+            (false, false) => mask_scores_narrow::<false, false>(&mut sc, key0, &xf, &mask),
+            (false, true) => mask_scores_narrow::<false, true>(&mut sc, key0, &xf, &mask),
+            (true, false) => mask_scores_narrow::<true, false>(&mut sc, key0, &xf, &mask),
+            (true, true) => mask_scores_narrow::<true, true>(&mut sc, key0, &xf, &mask),
         }
         let mut pv = [0f32; 4];
         for r in 0..2 {
+            let k = unit_log2[r];
             // SAFETY: full warp.
-            let m_tile = unsafe { column_max(sc[r].max(sc[r + 2])) };
+            let m_tile = unsafe { column_max(sc[r].max(sc[r + 2])) } * k;
             // Lazy rescale, as in `consumer`.
             if m_tile > m_run[r] + RESCALE_THRESHOLD_LOG2 {
                 let alpha = ex2_approx_ftz_f32(m_run[r] - m_tile);
@@ -1183,8 +1188,8 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
                 }
             }
             let rf = exp_ref(m_run[r]);
-            pv[r] = ex2_approx_ftz_f32(sc[r] - rf);
-            pv[r + 2] = ex2_approx_ftz_f32(sc[r + 2] - rf);
+            pv[r] = ex2_approx_ftz_f32(fma_rn_f32(sc[r], k, -rf));
+            pv[r + 2] = ex2_approx_ftz_f32(fma_rn_f32(sc[r + 2], k, -rf));
             l_run[r] += pv[r] + pv[r + 2];
         }
         // Pᵀ (keys g | g + 8; rows 2t, 2t + 1) -> B fragment (keys 2t, 2t + 1 | + 8; row g).

@@ -26,17 +26,8 @@ pub struct ScoreTransform {
 }
 
 impl ScoreTransform {
-    /// Base-2 logit of a raw dot product; `CAP` is the caller's test `softcap_log2 != 0`, made
-    /// once per tile so that the per-score code is straight-line.
-    #[inline(always)]
-    pub fn apply_with<const CAP: bool>(&self, qk: f32) -> f32 {
-        if CAP {
-            self.softcap_log2 * self.capped_unit(qk)
-        } else {
-            qk * self.scale
-        }
-    }
-    /// With a softcap, the logit in units of `softcap_log2`: `tanh(qk · scale)`.
+    /// With a softcap, the score in units of `softcap_log2`: `tanh(qk · scale)`. Without one the
+    /// consumers keep raw `qk` and multiply by `scale` inside the `exp2` argument's `fma`.
     #[inline(always)]
     pub fn capped_unit(&self, qk: f32) -> f32 {
         tanh_approx_f32(qk * self.scale)
