@@ -765,6 +765,10 @@ impl DecodePlan {
         let mut bufs = PlanBuffers::alloc(dev, sizes)?;
         bufs.fill(dev, tables, &plan)?;
         let max_splits = plan.merge.iter().map(|m| m.num_splits).max().unwrap_or(0);
+        if !plan.merge.is_empty() && cluster == 0 {
+            // Loaded now, not at the first run (`Device::preload`).
+            dev.function(Self::combine_kernel(cfg))?;
+        }
         Ok(DecodePlan {
             cfg: cfg.clone(),
             total_tokens: *tables.q_indptr.last().unwrap() as usize,
@@ -837,6 +841,8 @@ impl DecodePlan {
             head_dim: cfg.head_dim as usize,
         };
         let bufs = PlanBuffers::alloc(dev, sizes)?;
+        // Loaded now: capture may forbid module loads (`Device::preload`).
+        dev.function(Self::combine_kernel(cfg))?;
         // Sized for the capacity's blocks (the grid is fixed at capture).
         let parts = crate::plan::combine_parts(
             blocks as u32,

@@ -4,7 +4,7 @@
 use crate::error::{Error, Result};
 use crate::module::{arch_set_of, needs, ModuleArch};
 use cudarc::driver::sys::CUdevice_attribute as Attr;
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
+use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -42,7 +42,8 @@ pub struct Device {
     stream: Arc<CudaStream>,
     caps: DeviceCaps,
     arch: ModuleArch,
-    module: Arc<CudaModule>,
+    /// Loaded kernels, each from its own one-entry module (See Note [one module per entry] in
+    /// docs/DESIGN.md), JIT-compiled by the driver on first use.
     functions: Mutex<HashMap<&'static str, CudaFunction>>,
     /// Answers of the cluster occupancy query.
     cluster_capacity: Mutex<HashMap<ClusterQuery, u32>>,
@@ -120,15 +121,11 @@ impl Device {
                 })
             }
         };
-        let module = ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(arch.ptx()))
-            .map_err(Error::driver("cuModuleLoadData"))?;
         Ok(Device {
             ctx,
             stream,
             caps,
             arch,
-            module,
             functions: Mutex::new(HashMap::new()),
             cluster_capacity: Mutex::new(HashMap::new()),
         })
@@ -168,12 +165,40 @@ impl Device {
         if let Some(f) = map.get(name) {
             return Ok(f.clone());
         }
+        let text = self
+            .arch
+            .split()
+            .module_of(name)
+            .ok_or(Error::KernelNotInArch {
+                kernel: name,
+                arch: self.arch.name(),
+                needs: needs(set),
+            })?;
+        // The module stays loaded while a function of it lives (cudarc keeps it).
         let f = self
-            .module
+            .ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(text))
+            .map_err(Error::driver("cuModuleLoadData"))?
             .load_function(name)
             .map_err(Error::driver("cuModuleGetFunction"))?;
         map.insert(name, f.clone());
         Ok(f)
+    }
+
+    /// Load (and have the driver JIT-compile) the kernels `ferroflash` may launch here now,
+    /// rather than on their first use: every decode, combine and probe entry this device's
+    /// module carries (not the self-tests). Kernels load on first use otherwise, about 0.1-1 s
+    /// each without the driver's JIT cache (docs/DESIGN.md, Note [one module per entry]); a
+    /// server that must not pause mid-request, or that captures CUDA graphs in the global
+    /// capture mode (which forbids module loads), calls this once at start-up. Plans load their
+    /// own kernels when built.
+    pub fn preload(&self) -> Result<()> {
+        for (name, set) in ferroflash_contract::names::all_entries() {
+            if self.arch.carries(set) && !name.starts_with("ff_test_") {
+                self.function(name)?;
+            }
+        }
+        Ok(())
     }
 
     /// `query()`'s answer for `key`, asked once per device (the occupancy API's answers do not

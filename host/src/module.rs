@@ -51,6 +51,19 @@ impl ModuleArch {
         }
     }
 
+    /// The module's entries, each as a module of its own (See Note [one module per entry] in
+    /// docs/DESIGN.md), indexed once per process.
+    pub fn split(self) -> &'static ptxbuild::EntrySplit<'static> {
+        use std::sync::OnceLock;
+        static SPLITS: [OnceLock<ptxbuild::EntrySplit<'static>>; 3] =
+            [const { OnceLock::new() }; 3];
+        let i = ModuleArch::ALL.iter().position(|&a| a == self).unwrap_or(0);
+        SPLITS[i].get_or_init(|| {
+            // The build checked every module (test `every_entry_splits_into_a_whole_module`).
+            ptxbuild::EntrySplit::new(self.ptx()).expect("embedded PTX splits into entries")
+        })
+    }
+
     /// Whether this module carries entries of `set`.
     pub const fn carries(self, set: ArchSet) -> bool {
         match set {
@@ -95,6 +108,30 @@ mod tests {
                     arch.name()
                 );
             }
+        }
+    }
+
+    #[test]
+    fn every_entry_splits_into_a_whole_module() {
+        for arch in ModuleArch::ALL {
+            let text = arch.ptx();
+            let split = arch.split();
+            assert_eq!(
+                split.names().collect::<Vec<_>>(),
+                ptxbuild::entries(text),
+                "{}",
+                arch.name()
+            );
+            let head = &text[..text.find(".visible .entry").unwrap()];
+            let tail_func = text.rfind("\n.func ").unwrap();
+            for name in split.names() {
+                let m = split.module_of(name).unwrap();
+                assert!(m.starts_with(head), "{name}: prelude");
+                assert!(m.ends_with(&text[tail_func..]), "{name}: .func definitions");
+                assert_eq!(m.matches(".entry ").count(), 1, "{name}");
+                assert_eq!(m.matches('{').count(), m.matches('}').count(), "{name}");
+            }
+            // (`EntrySplit::new` refuses text other than comments between entries.)
         }
     }
 

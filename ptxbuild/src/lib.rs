@@ -250,6 +250,86 @@ pub fn entries(ptx: &str) -> Vec<String> {
         .collect()
 }
 
+/// One PTX module cut into one module per entry (See Note [one module per entry] in
+/// docs/DESIGN.md): the text before the first entry (version, target, `.func` declarations,
+/// the `.extern .shared` window), the entry, and the text after the last entry (the `.func`
+/// definitions), so each piece is a whole module the driver JIT-compiles on its own.
+#[derive(Clone, Debug)]
+pub struct EntrySplit<'a> {
+    text: &'a str,
+    /// Byte ranges of the entries, in module order, with their names.
+    entries: Vec<(&'a str, std::ops::Range<usize>)>,
+}
+
+impl<'a> EntrySplit<'a> {
+    /// Index `ptx`'s entries. Each entry runs from its `.entry` line to the `}` that closes its
+    /// body (braces counted outside `//` comments; inline-asm blocks are balanced within the
+    /// body). Refused where text other than blank lines and comments lies between two entries
+    /// (it would be lost from every piece) or an entry's body does not close.
+    pub fn new(ptx: &'a str) -> Result<EntrySplit<'a>, String> {
+        let mut entries = Vec::new();
+        let mut open: Option<(&'a str, usize, i64, bool)> = None;
+        let mut last_end = None;
+        let mut at = 0usize;
+        for line in ptx.split_inclusive('\n') {
+            let start = at;
+            at += line.len();
+            let code = line.split("//").next().unwrap_or("");
+            if open.is_none() {
+                let t = line.trim_start();
+                if let Some(rest) = t
+                    .strip_prefix(".visible .entry ")
+                    .or_else(|| t.strip_prefix(".entry "))
+                {
+                    let name = rest.split('(').next().unwrap_or("").trim();
+                    if let Some(end) = last_end {
+                        let gap: &str = &ptx[end..start];
+                        if gap
+                            .lines()
+                            .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with("//"))
+                        {
+                            return Err(format!(
+                                "text between entries before {name}: {:?}",
+                                gap.trim()
+                            ));
+                        }
+                    }
+                    open = Some((name, start, 0, false));
+                } else {
+                    continue;
+                }
+            }
+            if let Some((name, s, depth, seen)) = open.as_mut() {
+                let opens = code.matches('{').count() as i64;
+                *depth += opens - code.matches('}').count() as i64;
+                *seen |= opens > 0;
+                if *seen && *depth == 0 {
+                    entries.push((*name, *s..at));
+                    last_end = Some(at);
+                    open = None;
+                }
+            }
+        }
+        if let Some((name, ..)) = open {
+            return Err(format!("entry {name} does not close"));
+        }
+        Ok(EntrySplit { text: ptx, entries })
+    }
+
+    /// Entry names, in module order.
+    pub fn names(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.entries.iter().map(|(n, _)| *n)
+    }
+
+    /// The one-entry module of `entry`, or `None` if the module has no such entry.
+    pub fn module_of(&self, entry: &str) -> Option<String> {
+        let r = self.entries.iter().find(|(n, _)| *n == entry)?.1.clone();
+        let head = self.entries.first().map_or(0, |(_, f)| f.start);
+        let tail = self.entries.last().map_or(self.text.len(), |(_, l)| l.end);
+        Some([&self.text[..head], &self.text[r], &self.text[tail..]].concat())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -259,6 +339,24 @@ mod tests {
             assert_eq!(Arch::parse(a.name()), Some(a));
         }
         assert_eq!(Arch::parse("sm_90"), None);
+    }
+    #[test]
+    fn entry_split_keeps_prelude_and_tail() {
+        let t = ".version 8.4\n.func f\n()\n.noreturn;\n\n\t// .globl a\n.visible .entry a(\n\t.param .u64 x\n)\n.maxnreg 96\n{\n\t{ .reg .pred p; setp.eq.u32 p, 1, 1; }\n\tret;\n}\n\t// .globl b\n.visible .entry b(\n)\n{\n\tret;\n// } in a comment\n}\n.func f()\n.noreturn\n{\n\ttrap;\n}\n";
+        let s = EntrySplit::new(t).unwrap();
+        assert_eq!(s.names().collect::<Vec<_>>(), vec!["a", "b"]);
+        let a = s.module_of("a").unwrap();
+        assert!(a.starts_with(".version 8.4\n.func f\n"));
+        assert!(a.contains(".maxnreg 96") && a.contains("setp.eq") && !a.contains("entry b"));
+        assert!(a.ends_with(".func f()\n.noreturn\n{\n\ttrap;\n}\n"));
+        let b = s.module_of("b").unwrap();
+        assert!(b.contains("// } in a comment") && !b.contains("entry a"));
+        assert!(s.module_of("c").is_none());
+        assert!(EntrySplit::new(".visible .entry a(\n)\n{\n").is_err());
+        assert!(EntrySplit::new(
+            ".visible .entry a(\n)\n{\n}\n.global .u32 g;\n.visible .entry b(\n)\n{\n}\n"
+        )
+        .is_err());
     }
     #[test]
     fn entry_names() {

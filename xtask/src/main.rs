@@ -132,9 +132,7 @@ fn ptxas_resources(
     arch: Arch,
     ptx_path: &Path,
 ) -> Result<BTreeMap<String, Resources>, String> {
-    let out_cubin = root
-        .join("target/ptx")
-        .join(format!("{}.cubin", arch.name()));
+    let out_cubin = ptx_path.with_extension("cubin");
     // ptxas writes its per-entry lines to both streams; merge them in order through the shell.
     let cmd = format!(
         "'{}' -v -arch={} '{}' -o '{}' 2>&1",
@@ -258,6 +256,26 @@ fn cmd_report(root: &Path, args: &[String]) -> Result<(), String> {
     for arch in archs {
         let (path, text) = ptx(root, arch)?;
         let res = ptxas_resources(root, arch, &path)?;
+        // The host loads each entry as a module of its own (Note [one module per entry]): the
+        // first and last entries' modules must assemble to the same resources.
+        let split = ptxbuild::EntrySplit::new(&text)?;
+        let names: Vec<&str> = split.names().collect();
+        for entry in [names[0], names[names.len() - 1]] {
+            let one = path.with_file_name(format!("{}-{entry}.ptx", arch.name()));
+            std::fs::write(&one, split.module_of(entry).unwrap_or_default())
+                .map_err(|e| e.to_string())?;
+            let alone = ptxas_resources(root, arch, &one)?;
+            let (a, w) = (alone.get(entry), res.get(entry));
+            if alone.len() != 1
+                || a.map(|r| (r.registers, r.spill_bytes))
+                    != w.map(|r| (r.registers, r.spill_bytes))
+            {
+                problems.push(format!(
+                    "{} {entry}: its one-entry module assembles differently from the whole module",
+                    arch.name()
+                ));
+            }
+        }
         for entry in ptxbuild::entries(&text) {
             let r = res.get(&entry).cloned().unwrap_or_default();
             let c = census(entry_body(&text, &entry).unwrap_or(""));
