@@ -222,8 +222,10 @@ impl DecodeGeometry {
         let cluster_offset = ring_offset + align_up(merge_bytes, 16);
         let cluster_bytes = self.rows_per_block() * (self.head_dim + 1) * 4;
         let reused = align_up(merge_bytes, 16) + cluster_bytes;
+        // fp8 wgmma: one 16-bit K tile and two 16-bit V tiles (tile t's V is widened while
+        // tile t - 1's P·V still reads the other; See Note [wgmma consumer] in docs/DESIGN.md).
         let convert_bytes = if self.wgmma && self.kv_elem_bytes == 1 {
-            2 * KV_TILE_TOKENS * self.head_dim * 2
+            3 * KV_TILE_TOKENS * self.head_dim * 2
         } else {
             0
         };
@@ -369,13 +371,14 @@ pub const fn geometry_rows(
 }
 
 /// The geometry of the wgmma variant (`_g64`) at `head_dim` (128): the `_w64` plan with the
-/// tiles in the wgmma layout. fp8 K/V (`kv_elem_bytes` 1) keep a 3-stage fp8 ring (48 KiB) and
-/// a 16-bit K and V tile (32 KiB) each stage is converted into, so two CTAs fit an SM.
+/// tiles in the wgmma layout. fp8 K/V (`kv_elem_bytes` 1) keep a 2-stage fp8 ring (32 KiB)
+/// and the 16-bit tiles the stages are widened into: one K tile and two V tiles (48 KiB), so
+/// two CTAs fit an SM.
 pub const fn geometry_wgmma(head_dim: u32, kv_elem_bytes: u32) -> DecodeGeometry {
     let g = geometry_rows(head_dim, kv_elem_bytes, 4, 4, false);
     DecodeGeometry {
         wgmma: true,
-        stages: if kv_elem_bytes == 1 { 3 } else { g.stages },
+        stages: if kv_elem_bytes == 1 { 2 } else { g.stages },
         ..g
     }
 }
@@ -576,17 +579,17 @@ mod tests {
         assert_eq!(p.convert_offset, 0);
     }
 
-    /// The fp8 wgmma geometry: a 3-stage fp8 ring, then the 16-bit K and V tiles the stages are
-    /// converted into (1024-aligned, before the mbarriers), two CTAs per SM.
+    /// The fp8 wgmma geometry: a 2-stage fp8 ring, then the 16-bit K tile and the two V tiles
+    /// the stages are widened into (1024-aligned, before the mbarriers), two CTAs per SM.
     #[test]
     fn wgmma_fp8_geometry() {
         let g = geometry_wgmma(128, 1);
         let p = g.smem();
-        assert!(g.wgmma && g.rows_per_block() == 64 && g.stages == 3 && g.kv_elem_bytes == 1);
+        assert!(g.wgmma && g.rows_per_block() == 64 && g.stages == 2 && g.kv_elem_bytes == 1);
         assert_eq!(p.stage_bytes, 16 * 1024);
-        assert_eq!(p.convert_offset, p.ring_offset + 3 * p.stage_bytes);
+        assert_eq!(p.convert_offset, p.ring_offset + 2 * p.stage_bytes);
         assert!(p.convert_offset.is_multiple_of(1024));
-        assert!(p.convert_offset + 2 * 64 * 128 * 2 <= p.mbar_offset);
+        assert!(p.convert_offset + 3 * 64 * 128 * 2 <= p.mbar_offset);
         assert!(p.cluster_offset + 64 * 129 * 4 <= p.mbar_offset);
         assert!(2 * (p.total_bytes + 1024) <= 228 * 1024);
     }

@@ -1008,6 +1008,19 @@ pub unsafe fn wgmma_wait_group<const N: u32>() {
     unsafe { asm!("wgmma.wait_group.sync.aligned {n};", n = const N, options(nostack)) };
 }
 
+/// A compiler fence on registers an async `wgmma` writes or reads (CUTLASS's
+/// `warpgroup_fence_operand`): an empty asm (a PTX comment) that takes and gives back each
+/// register, ordered with the other asm statements, so that LLVM neither reads an accumulator
+/// before the `wgmma.wait_group` that completes it nor moves a write to it across one. Emits no
+/// instruction.
+#[inline(always)]
+pub fn pin_f32_registers(regs: &mut [f32]) {
+    for r in regs {
+        // SAFETY: no instruction; the register keeps its value.
+        unsafe { asm!("// pin {r}", r = inout(reg32) *r, options(nostack)) };
+    }
+}
+
 /// Accumulator of an m64n64 wgmma: 32 f32 per thread. Thread (warp w, lane l) holds, for
 /// n-chunk j in 0..8: `[4j]` (row 16w+l/4, col 8j+2(l%4)), `[4j+1]` (same row, col+1),
 /// `[4j+2]` (row +8, col), `[4j+3]` (row +8, col+1).

@@ -222,8 +222,12 @@ fn census(body: &str) -> Vec<usize> {
 /// Any other spill, or more bytes here, fails the report.
 const KNOWN_SPILLS: &[(&str, &str, u32)] = &[
     ("sm_90a", "ff_decode_bf16_e5m2kv_d128_m16", 8),
-    ("sm_90a", "ff_decode_bf16_e4m3kv_d128_g64", 8),
-    ("sm_90a", "ff_decode_bf16_e5m2kv_d128_g64", 8),
+    // fp8 `_g64` (session 24, change 90): three loop invariants stored before the tile loop
+    // and loaded in the epilogue, none inside the loop.
+    ("sm_90a", "ff_decode_bf16_e4m3kv_d128_g64", 24),
+    ("sm_90a", "ff_decode_bf16_e5m2kv_d128_g64", 24),
+    ("sm_90a", "ff_decode_f16_e4m3kv_d128_g64", 8),
+    ("sm_90a", "ff_decode_f16_e5m2kv_d128_g64", 8),
     ("sm_80", "ff_decode_bf16_d128_w64", 16),
     ("sm_80", "ff_decode_bf16_e4m3kv_d128_m16", 24),
     ("sm_80", "ff_decode_bf16_e4m3kv_d128_m8", 8),

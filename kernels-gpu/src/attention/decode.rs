@@ -960,8 +960,10 @@ unsafe fn online_softmax_case<EV: Elem16, const NJ: usize, const RK: usize, cons
 /// fragment) and all 64 keys of every tile. Per tile: S = Q·Kᵀ by eight `wgmma m64n64k16` with
 /// Q and K K-major from shared memory, the online softmax of the row-split consumer on the
 /// accumulator (its n-chunk `j` is the row-split consumer's key n-tile `j`), then O += P·V by
-/// four `wgmma m64n128k16` with P from registers and V N-major. Both wait for completion
-/// before the stage is released (no overlap across tiles yet).
+/// four `wgmma m64n128k16` with P from registers and V N-major. Over 16-bit K/V both wait for
+/// completion before the stage is released. Over fp8 K/V the stage is released once widened,
+/// and tile t's P·V stays in flight while the consumers widen tile t + 1 (into the other V
+/// tile) and issue its S; one `wait_group 0` completes both.
 #[cfg(target_feature = "sm_90a")]
 #[inline(always)]
 unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, warp: u32, mbar: Mbarriers) {
@@ -992,8 +994,9 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
             stamp_tile_begin(p, t)
         };
         let (k_tile, v_tile) = if O::K::ELEM_BYTES == 1 {
-            // SAFETY: the 128 consumer threads; the stage is full and the conversion tiles are
-            // free (the barrier below follows every warp's wait for the previous tile's wgmma).
+            // SAFETY: the 128 consumer threads; the stage is full, and the K tile and V tile
+            // t % 2 are free (its first barrier follows every warp's wait for S(t - 1) and
+            // P·V(t - 2)).
             unsafe { widen_stage::<O, D, STAGES>(b, mbar, t, k_ring, v_ring) }
         } else {
             // The stage was written by cp.async (generic proxy); wgmma reads it through the
@@ -1011,8 +1014,11 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
                 O::EQ::wgmma_ss(&mut s, wgmma_desc_sw128(s_q.base.byte_add(at), 16, 1024), wgmma_desc_sw128(k_tile.base.byte_add(at), 16, 1024), kk > 0);
             }
             wgmma_commit_group();
+            // Completes S(t) and, over fp8 K/V, P·V(t - 1).
             wgmma_wait_group::<0>();
         }
+        pin_f32_registers(&mut s);
+        pin_f32_registers(&mut o);
         // Online softmax, as the row-split consumer with eight key n-tiles (the accumulator's
         // n-chunks).
         let (tile_key0, needs_mask) = rs.tile_mask_test(p, b, t);
@@ -1033,9 +1039,12 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
                 O::EV::wgmma_rs_tb(&mut o, *a, wgmma_desc_sw128(v_tile.base.byte_add(2048 * r as u32), block, 1024));
             }
             wgmma_commit_group();
-            wgmma_wait_group::<0>();
+            if O::K::ELEM_BYTES == 2 {
+                wgmma_wait_group::<0>();
+            }
         }
         if O::K::ELEM_BYTES == 2 {
+            pin_f32_registers(&mut o);
             // SAFETY: this thread's reads of the stage are done (the wgmma group completed).
             unsafe { release_tile::<STAGES>(b, mbar, t) };
         }
@@ -1045,6 +1054,12 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
         unsafe {
             stamp_tile(p, t)
         };
+    }
+    if O::K::ELEM_BYTES == 1 {
+        // SAFETY: the consumer warpgroup in uniform flow: the last tile's P·V (the merge
+        // scratch reuses the 16-bit tiles).
+        unsafe { wgmma_wait_group::<0>() };
+        pin_f32_registers(&mut o);
     }
     if tid == 0 {
         // SAFETY: the host sized the timeline for the grid (or passed none).
@@ -1056,10 +1071,12 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
 }
 
 /// fp8 wgmma consumer: convert the stage of tile `t` (fp8 K and V rows in the 128-byte-swizzle
-/// layout, one column block) into the 16-bit K and V tiles at `convert_offset` (f16, the 16-bit
-/// stage's layout: two column blocks), release the stage, and publish the tiles to the async
-/// proxy. Returns the 16-bit tiles. One barrier before the writes (every warp is past its wait
-/// for the previous tile's wgmma, which read these tiles), one after (every write fenced).
+/// layout, one column block) into the 16-bit K tile and V tile `t % 2` at `convert_offset`
+/// (f16, the 16-bit stage's layout: two column blocks), release the stage, and publish the
+/// tiles to the async proxy. Returns the 16-bit tiles. One barrier before the writes (every
+/// warp is past its wait for tile t - 1's S, which read the K tile, and for tile t - 2's P·V,
+/// which read this V tile; tile t - 1's P·V may still be reading the other V tile), one after
+/// (every write fenced).
 ///
 /// # Safety
 /// All 128 consumer threads in uniform flow, after `wait_tile(t)`; fp8 wgmma geometry.
@@ -1075,7 +1092,8 @@ unsafe fn widen_stage<O: Operands, const D: usize, const STAGES: usize>(
     let tid = thread_idx_x();
     let block = b.geo.column_block_bytes();
     let k16 = SwizzledTile { base: dynamic_smem_base().byte_add(b.plan.convert_offset), chunks_per_row: D as u32 * 2 / 16, column_block_bytes: block };
-    let v16 = SwizzledTile { base: k16.base.byte_add(KV_TILE_TOKENS * D as u32 * 2), ..k16 };
+    // V tile t % 2: tile t - 1's P·V may still read the other one.
+    let v16 = SwizzledTile { base: k16.base.byte_add((1 + t % 2) * KV_TILE_TOKENS * D as u32 * 2), ..k16 };
     let ring_chunks = D as u32 / 16;
     // SAFETY: the 128 consumer threads.
     unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
