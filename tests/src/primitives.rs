@@ -10,6 +10,10 @@ use half::{bf16, f16};
 pub fn cases() -> Vec<Case> {
     vec![
         Case {
+            name: "device/preload_loads_every_kernel",
+            run: preload,
+        },
+        Case {
             name: "prim/special_registers",
             run: sreg,
         },
@@ -66,6 +70,14 @@ pub fn cases() -> Vec<Case> {
             run: tcgen05,
         },
     ]
+}
+
+/// Every decode, combine and probe entry of the device's module loads as a module of its own
+/// (Note [one module per entry] in docs/DESIGN.md): the driver accepts each one-entry PTX and
+/// finds the function in it. Runs first, so the other cases find their kernels loaded.
+fn preload(d: &Device) -> CaseResult {
+    d.preload().map_err(|e| e.to_string())?;
+    Ok(Outcome::Pass)
 }
 
 fn run(d: &Device, name: &str, input: &[u32]) -> Result<Vec<u32>, CaseResult> {
