@@ -57,8 +57,7 @@ impl ModuleArch {
         use std::sync::OnceLock;
         static SPLITS: [OnceLock<ptxbuild::EntrySplit<'static>>; 3] =
             [const { OnceLock::new() }; 3];
-        let i = ModuleArch::ALL.iter().position(|&a| a == self).unwrap_or(0);
-        SPLITS[i].get_or_init(|| {
+        SPLITS[self as usize].get_or_init(|| {
             // The build checked every module (test `every_entry_splits_into_a_whole_module`).
             ptxbuild::EntrySplit::new(self.ptx()).expect("embedded PTX splits into entries")
         })

@@ -1147,7 +1147,7 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     let xf: [ScoreTransform; 2] = core::array::from_fn(|r| unsafe { rs.transform::<O>(b, 2 * quad.t + r as u32) });
     let mask: [RowMask; 2] = core::array::from_fn(|r| rs.mask(p, b, 2 * quad.t + r as u32));
     // Base-2 logit per score unit of `mask_scores_narrow` (> 0).
-    let unit_log2: [f32; 2] = core::array::from_fn(|r| if xf[r].softcap_log2 != 0.0 { xf[r].softcap_log2 } else { xf[r].scale });
+    let unit_log2: [f32; 2] = core::array::from_fn(|r| xf[r].unit_log2());
 
     // acc[md]: rows 2t (c0, c2) and 2t + 1 (c1, c3) of head dims out_dim(2 md, g) (c0, c1)
     // and out_dim(2 md + 1, g) (c2, c3).

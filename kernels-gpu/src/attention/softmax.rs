@@ -32,6 +32,16 @@ impl ScoreTransform {
     pub fn capped_unit(&self, qk: f32) -> f32 {
         tanh_approx_f32(qk * self.scale)
     }
+    /// The base-2 logit per score unit (> 0): `softcap_log2` with a softcap (units of
+    /// [`capped_unit`](Self::capped_unit)), else `scale` (raw `qk`).
+    #[inline(always)]
+    pub fn unit_log2(&self) -> f32 {
+        if self.softcap_log2 != 0.0 {
+            self.softcap_log2
+        } else {
+            self.scale
+        }
+    }
 }
 
 /// Which keys one query row sees: `key < kv_end`, `key <= pos`, and with a window
