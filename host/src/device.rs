@@ -154,26 +154,19 @@ impl Device {
             name: "kernel",
             why: format!("unknown entry {name}"),
         })?;
+        let not_here = || Error::KernelNotInArch {
+            kernel: name,
+            arch: self.arch.name(),
+            needs: needs(set),
+        };
         if !self.arch.carries(set) {
-            return Err(Error::KernelNotInArch {
-                kernel: name,
-                arch: self.arch.name(),
-                needs: needs(set),
-            });
+            return Err(not_here());
         }
         let mut map = self.functions.lock().unwrap();
         if let Some(f) = map.get(name) {
             return Ok(f.clone());
         }
-        let text = self
-            .arch
-            .split()
-            .module_of(name)
-            .ok_or(Error::KernelNotInArch {
-                kernel: name,
-                arch: self.arch.name(),
-                needs: needs(set),
-            })?;
+        let text = self.arch.split().module_of(name).ok_or_else(not_here)?;
         // The module stays loaded while a function of it lives (cudarc keeps it).
         let f = self
             .ctx

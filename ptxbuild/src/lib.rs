@@ -240,14 +240,17 @@ pub fn check_self_contained(ptx: &Path) -> Result<(), String> {
 /// Entry names (`.entry NAME(`) declared in a PTX text.
 pub fn entries(ptx: &str) -> Vec<String> {
     ptx.lines()
-        .filter_map(|l| {
-            let l = l.trim_start();
-            let rest = l
-                .strip_prefix(".visible .entry ")
-                .or_else(|| l.strip_prefix(".entry "))?;
-            Some(rest.split('(').next()?.trim().to_string())
-        })
+        .filter_map(|l| entry_name(l).map(str::to_string))
         .collect()
+}
+
+/// The name a line declares when it opens an entry (`[.visible] .entry NAME(`).
+fn entry_name(line: &str) -> Option<&str> {
+    let l = line.trim_start();
+    let rest = l
+        .strip_prefix(".visible .entry ")
+        .or_else(|| l.strip_prefix(".entry "))?;
+    Some(rest.split('(').next()?.trim())
 }
 
 /// One PTX module cut into one module per entry (See Note [one module per entry] in
@@ -276,12 +279,7 @@ impl<'a> EntrySplit<'a> {
             at += line.len();
             let code = line.split("//").next().unwrap_or("");
             if open.is_none() {
-                let t = line.trim_start();
-                if let Some(rest) = t
-                    .strip_prefix(".visible .entry ")
-                    .or_else(|| t.strip_prefix(".entry "))
-                {
-                    let name = rest.split('(').next().unwrap_or("").trim();
+                if let Some(name) = entry_name(line) {
                     if let Some(end) = last_end {
                         let gap: &str = &ptx[end..start];
                         if gap

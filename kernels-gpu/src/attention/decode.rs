@@ -14,7 +14,7 @@
 //! it. The phase parity of a tile `t` in stage `t % STAGES` is `(t / STAGES) & 1`.
 
 use super::kv::{q_block_order, KvFormat, QFormat};
-use super::softmax::{exp_ref, sink_log2, RowMask, ScoreTransform};
+use super::softmax::{exp_ref, masked_unit, sink_log2, RowMask, ScoreTransform};
 use crate::arch::*;
 use crate::tile::*;
 use ferroflash_contract::decode::*;
@@ -849,8 +849,7 @@ unsafe fn consumer<
 #[inline(always)]
 fn mask_scores_narrow<const MASK: bool, const CAP: bool>(sc: &mut [f32; 4], key0: i32, xf: &[ScoreTransform; 2], mask: &[RowMask; 2]) {
     for (e, x) in sc.iter_mut().enumerate() {
-        let u = if CAP { xf[e % 2].capped_unit(*x) } else { *x };
-        *x = if MASK && !mask[e % 2].visible(key0 + 8 * (e as i32 / 2)) { f32::NEG_INFINITY } else { u };
+        *x = masked_unit::<MASK, CAP>(&xf[e % 2], &mask[e % 2], *x, key0 + 8 * (e as i32 / 2));
     }
 }
 
@@ -915,8 +914,7 @@ unsafe fn online_softmax_case<EV: Elem16, const NJ: usize, const RK: usize, cons
     const { assert!(NJ == 2 * RK) };
     for (j, x) in sc.iter_mut().enumerate() {
         for (e, v) in x.iter_mut().enumerate() {
-            let u = if CAP { xf[e / 2].capped_unit(*v) } else { *v };
-            *v = if MASK && !mask[e / 2].visible(key0 + (8 * j as u32 + 2 * t) as i32 + (e % 2) as i32) { f32::NEG_INFINITY } else { u };
+            *v = masked_unit::<MASK, CAP>(&xf[e / 2], &mask[e / 2], *v, key0 + (8 * j as u32 + 2 * t) as i32 + (e % 2) as i32);
         }
     }
     let mut p_row = [[0f32; 4]; NJ];

@@ -44,6 +44,19 @@ impl ScoreTransform {
     }
 }
 
+/// One score in the consumers' units ([`ScoreTransform::unit_log2`] per unit), `-inf` where
+/// `MASK` and the row does not see `key`. `MASK` and `CAP` (the call has a softcap) are tested
+/// once per tile by the callers, so the per-score code is straight-line.
+#[inline(always)]
+pub fn masked_unit<const MASK: bool, const CAP: bool>(xf: &ScoreTransform, mask: &RowMask, qk: f32, key: i32) -> f32 {
+    let u = if CAP { xf.capped_unit(qk) } else { qk };
+    if MASK && !mask.visible(key) {
+        f32::NEG_INFINITY
+    } else {
+        u
+    }
+}
+
 /// Which keys one query row sees: `key < kv_end`, `key <= pos`, and with a window
 /// `key >= pos - window_left` (bottom-right aligned causal mask among the new tokens).
 #[derive(Clone, Copy)]
