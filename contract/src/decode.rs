@@ -300,7 +300,9 @@ pub const SIXTEEN_BIT_M16_MAX_REGISTERS: u32 = 168;
 /// The narrow fp8 d128 variants (102-106 registers uncapped, no spills at 96) fit four CTAs at
 /// 96 (4 x 160 x 96 = 61440) with their 48 KiB ring. The 16-bit m16 variants at head dims
 /// 64 and 128 are capped at [`SIXTEEN_BIT_M16_MAX_REGISTERS`] to keep two CTAs per SM, and so
-/// are the row-split variants (`row_groups > 1`, one m16 tile per warp) of every element size.
+/// are the row-split variants (`row_groups > 1`, one m16 tile per warp) of every element size
+/// at those head dims. At head dim 256 (one CTA per SM: a 64 KiB 16-bit stage) nothing is
+/// capped: a row-split warp holds 16 rows x 256 f32 of O, 128 registers.
 pub const fn max_registers(
     kv_elem_bytes: u32,
     head_dim: u32,
@@ -308,7 +310,7 @@ pub const fn max_registers(
     row_groups: u32,
     narrow: bool,
 ) -> Option<u32> {
-    if row_groups > 1 {
+    if row_groups > 1 && head_dim <= 128 {
         Some(SIXTEEN_BIT_M16_MAX_REGISTERS)
     } else if kv_elem_bytes == 1 && head_dim == 128 && m_tiles == 1 {
         Some(if narrow { 96 } else { 128 })
@@ -385,12 +387,12 @@ pub const fn geometry_wgmma(head_dim: u32, kv_elem_bytes: u32) -> DecodeGeometry
 
 /// Whether (m tiles, row groups, narrow) names a decode layout the kernels implement: the
 /// key-split layouts (one row group: 16 rows, 32 rows at head dim <= 128, narrow 8 rows) and
-/// the row-split ones (one m16 tile per warp: 32 or 64 rows, head dim <= 128).
+/// the row-split ones (one m16 tile per warp: 32 or 64 rows; at head dim 256 one CTA per SM).
 pub const fn layout_supported(head_dim: u32, m_tiles: u32, row_groups: u32, narrow: bool) -> bool {
     match (m_tiles, row_groups) {
         (1, 1) => true,
         (2, 1) => !narrow && head_dim <= 128,
-        (2, 2) | (4, 4) => !narrow && head_dim <= 128,
+        (2, 2) | (4, 4) => !narrow,
         _ => false,
     }
 }
@@ -555,11 +557,23 @@ mod tests {
                 }
             }
         }
+        // Head dim 256: one CTA per SM, no register cap, the 16-bit ring two 64 KiB stages.
+        for eb in [1, 2] {
+            for rg in [2, 4] {
+                let g = geometry_rows(256, eb, rg, rg, false);
+                assert!(g.smem().total_bytes <= 227 * 1024, "{g:?}");
+                assert_eq!(g.keys_per_warp(), 16 * rg);
+                assert_eq!(max_registers(eb, 256, rg, rg, false), None);
+                assert!(!g.tma_capable());
+            }
+        }
+        assert_eq!(geometry_rows(256, 2, 4, 4, false).stages, 2);
         // 64 rows at head dim 128 take a two-stage 16-bit ring (the 16 KiB Q tile).
         assert_eq!(geometry_rows(128, 2, 4, 4, false).stages, 2);
         assert_eq!(geometry_rows(128, 2, 2, 2, false).stages, 3);
         assert_eq!(geometry_rows(64, 2, 4, 4, false).stages, 6);
-        assert!(!layout_supported(256, 2, 2, false));
+        assert!(layout_supported(256, 2, 2, false) && layout_supported(256, 4, 4, false));
+        assert!(!layout_supported(256, 2, 1, false));
         assert!(!layout_supported(128, 4, 1, false));
         assert!(!layout_supported(128, 2, 2, true));
     }

@@ -104,8 +104,8 @@ pub struct DecodeConfig {
     pub splits: Splits,
     /// 16-row query tiles per CTA (packed rows = new tokens x group): `None` = automatic
     /// ([`crate::plan::m_tiles_for`]: two when a kv head has more than 16 packed rows, four
-    /// past 32, at head_dim <= 128), `Some(1)`, `Some(2)` or `Some(4)` (head_dim <= 128; 4
-    /// only with the row-split consumers).
+    /// past 32; at head_dim 256 only with the row-split consumers), `Some(1)`, `Some(2)` or
+    /// `Some(4)` (4, and 2 at head_dim 256, only with the row-split consumers).
     pub m_tiles: Option<u32>,
     /// Row-split consumers (See Note [row-split consumers] in docs/DESIGN.md) for 32 and 64
     /// rows per CTA: each consumer warp owns 16 rows over 32 or 64 keys of every tile (the
@@ -186,11 +186,14 @@ impl DecodeConfig {
             narrow_rows: None,
         }
     }
-    /// 16-row tiles per CTA when the largest (request, kv head) has `max_rows` packed rows: the
-    /// override, else the planner's choice.
-    fn m_tiles_for_rows(&self, max_rows: u32) -> u32 {
+    /// 16-row tiles per CTA when the largest (request, kv head) has `max_rows` packed rows and
+    /// the batch `kv_tokens` keys per kv head (summed over requests): the override, else the
+    /// planner's choice.
+    fn m_tiles_for_rows(&self, max_rows: u32, kv_tokens: u64, sm_count: u32) -> u32 {
         self.m_tiles.unwrap_or_else(|| {
-            crate::plan::m_tiles_for(max_rows, self.head_dim, self.row_split != Some(false))
+            let kv_tiles = kv_tokens.div_ceil(KV_TILE_TOKENS as u64) * self.kv_heads as u64;
+            let fill = crate::plan::keys_fill_sms(kv_tiles, sm_count);
+            crate::plan::m_tiles_for(max_rows, self.head_dim, self.row_split != Some(false), fill)
         })
     }
     /// Row groups of the consumer warps for `m_tiles` (1: key split; 2, 4: row split).
@@ -297,8 +300,9 @@ impl DecodeConfig {
                 return Err(Error::InvalidArgument {
                     name: "m_tiles",
                     why: format!(
-                        "{m} tiles of 16 rows at head_dim {} (row_split {:?}): 1, or 2 up to \
-                         head_dim 128, or 4 up to head_dim 128 with the row-split consumers",
+                        "{m} tiles of 16 rows at head_dim {} (row_split {:?}): 1, or 2 (at \
+                         head_dim 256 with the row-split consumers), or 4 with the row-split \
+                         consumers",
                         self.head_dim, self.row_split
                     ),
                 })
@@ -739,7 +743,13 @@ impl DecodePlan {
         let q_lens = tables.validate(cfg)?;
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = q_lens.iter().map(|q| q * group).max().unwrap_or(0);
-        let m_tiles = cfg.m_tiles_for_rows(max_rows);
+        // Tiles per request, as the planner counts them.
+        let kv_tokens: u64 = tables
+            .kv_lens
+            .iter()
+            .map(|&l| l.div_ceil(KV_TILE_TOKENS) as u64 * KV_TILE_TOKENS as u64)
+            .sum();
+        let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tokens, dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
         let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =
             Self::variant(dev, cfg, m_tiles, narrow)?;
@@ -814,7 +824,9 @@ impl DecodePlan {
         }
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = cap.max_new_tokens * group;
-        let m_tiles = cfg.m_tiles_for_rows(max_rows);
+        // The most keys the page table can hold.
+        let kv_tokens = cap.max_page_entries as u64 * cfg.page_size as u64;
+        let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tokens, dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
         let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =
             Self::variant(dev, cfg, m_tiles, narrow)?;

@@ -269,18 +269,30 @@ pub fn combine_parts(num_merge: u32, sm_count: u32, head_dim: u32, requested: Op
 }
 
 /// m16 tiles per CTA (packed rows per CTA = 16 m_tiles) for a batch whose largest (request, kv
-/// head) has `max_rows` packed rows (new tokens x group): one up to 16 rows or at head dim 256;
-/// else two up to 32 rows, and four (the row-split `_w64` variants) past 32 when `row_split`
-/// allows them (See Note [row-split consumers] in docs/DESIGN.md). More rows per CTA read
-/// each (request, kv head)'s K/V fewer times.
-pub fn m_tiles_for(max_rows: u32, head_dim: u32, row_split: bool) -> u32 {
-    if max_rows <= M_TILE_ROWS || head_dim > 128 {
+/// head) has `max_rows` packed rows (new tokens x group): one up to 16 rows; else two up to 32
+/// rows, and four (the row-split `_w64` variants) past 32 when `row_split` allows them (See
+/// Note [row-split consumers] in docs/DESIGN.md). More rows per CTA read each (request, kv
+/// head)'s K/V fewer times. At head dim 256 only the row-split layouts hold more than 16 rows,
+/// at one CTA per SM, so they are taken only when `keys_fill` ([`keys_fill_sms`]); otherwise
+/// it stays one.
+pub fn m_tiles_for(max_rows: u32, head_dim: u32, row_split: bool, keys_fill: bool) -> u32 {
+    if max_rows <= M_TILE_ROWS || (head_dim > 128 && !(row_split && keys_fill)) {
         1
     } else if max_rows <= 2 * M_TILE_ROWS || !row_split {
         2
     } else {
         4
     }
+}
+
+/// Whether a batch of `kv_tiles` 64-key tiles (over all requests and kv heads) has the keys to
+/// give each of `sm_count` SMs a split of [`MIN_TILES_PER_SPLIT`] tiles. At head dim 256 the
+/// row-split layouts (one CTA per SM, K/V read once per 64 rows) pay only then: on a short
+/// batch, 16-row CTAs are more CTAs, and their repeated K/V reads hit L2. Measured (docs/perf.md
+/// session 25, change 92): 13 requests x 2817 keys, 32 rows per kv head, 153 -> 90 us with the
+/// row split; 2 x 1000 keys with one kv head and 96 rows 11.6 -> 19.4, 8 x 97 keys 7.5 -> 10.1.
+pub fn keys_fill_sms(kv_tiles: u64, sm_count: u32) -> bool {
+    kv_tiles >= MIN_TILES_PER_SPLIT as u64 * sm_count as u64
 }
 
 /// The most CTAs automatic splitting may plan for `blocks` output blocks (one per request, kv
@@ -429,9 +441,15 @@ pub fn dispatch_end_tiles(work: &[DecodeWork], wave: usize) -> f64 {
 pub fn plan(inp: &PlanInput) -> Plan {
     let group = inp.q_heads / inp.kv_heads;
     let max_rows = inp.q_lens.iter().map(|&q| q * group).max().unwrap_or(0);
-    let m_tiles = inp
-        .m_tiles
-        .unwrap_or_else(|| m_tiles_for(max_rows, inp.head_dim, true));
+    let m_tiles = inp.m_tiles.unwrap_or_else(|| {
+        let kv_tiles: u64 = inp
+            .kv_lens
+            .iter()
+            .map(|&l| l.div_ceil(KV_TILE_TOKENS) as u64)
+            .sum();
+        let fill = keys_fill_sms(kv_tiles * inp.kv_heads as u64, inp.sm_count);
+        m_tiles_for(max_rows, inp.head_dim, true, fill)
+    });
     let rows_per_block = M_TILE_ROWS * m_tiles;
     let row_blocks = |r: usize| (inp.q_lens[r] * group).div_ceil(rows_per_block);
     let tiles = |r: usize| inp.kv_lens[r].div_ceil(KV_TILE_TOKENS);
@@ -979,15 +997,21 @@ mod tests {
             (33, 128, true, 4),
             (128, 128, true, 4),
             (128, 128, false, 2),
-            (128, 256, true, 1),
+            (128, 256, true, 4),
+            (32, 256, true, 2),
+            (16, 256, true, 1),
             (48, 256, false, 1),
         ] {
             assert_eq!(
-                m_tiles_for(rows, d, split),
+                m_tiles_for(rows, d, split, true),
                 want,
                 "rows {rows}, d {d}, split {split}"
             );
         }
+        // Keys too few to fill the SMs: head dim 256 keeps 16-row CTAs, the others do not care.
+        assert_eq!(m_tiles_for(96, 256, true, false), 1);
+        assert_eq!(m_tiles_for(96, 128, true, false), 4);
+        assert!(keys_fill_sms(4 * 132, 132) && !keys_fill_sms(4 * 132 - 1, 132));
     }
 
     #[test]

@@ -182,8 +182,8 @@ fn config_cases() -> Vec<ConfigCase> {
             },
         ),
         (
-            "m_tiles 4 at head_dim 256",
-            |c| (c.m_tiles, c.head_dim) = (Some(4), 256),
+            "m_tiles 4 at head_dim 256 with the key-split consumers",
+            |c| (c.m_tiles, c.head_dim, c.row_split) = (Some(4), 256, Some(false)),
             |r| {
                 matches!(
                     r,
@@ -195,8 +195,8 @@ fn config_cases() -> Vec<ConfigCase> {
             },
         ),
         (
-            "m_tiles 2 at head_dim 256",
-            |c| (c.m_tiles, c.head_dim) = (Some(2), 256),
+            "m_tiles 2 at head_dim 256 with the key-split consumers",
+            |c| (c.m_tiles, c.head_dim, c.row_split) = (Some(2), 256, Some(false)),
             |r| {
                 matches!(
                     r,

@@ -859,8 +859,8 @@ fn narrow_rows(d: &Device) -> CaseResult {
 /// The row-split consumers (See Note [row-split consumers] in docs/DESIGN.md): cases with 17
 /// to 128 packed rows per kv head (head ratios 4, 7, 8, 12, 16 with 2-16 new tokens, causal)
 /// run the automatic `_w32` / `_w64` kernel and, where the rows allow, the key-split `_m32`
-/// one (`row_split = Some(false)`), all against the reference: head dims 64 and 128, 16-bit
-/// and fp8 modes, softcap, window, sinks, splits, page sizes 1-64, ragged lengths with an
+/// one (`_m16` at head dim 256; `row_split = Some(false)`), all against the reference: head
+/// dims 64, 128 and 256, 16-bit and fp8 modes, softcap, window, sinks, splits, page sizes 1-64, ragged lengths with an
 /// empty request and a one-key one.
 fn row_split(d: &Device) -> CaseResult {
     // (head_dim, page, group, q_len, dtypes, expected kernel tag)
@@ -874,6 +874,11 @@ fn row_split(d: &Device) -> CaseResult {
         (128, 1, 16, 2, (DType::E4m3, DType::E4m3), "_w32,"),
         (128, 16, 7, 5, (DType::Bf16, DType::Bf16), "_w64,"),
         (64, 3, 12, 8, (DType::Bf16, DType::E4m3), "_w64,"),
+        // Head dim 256: one CTA per SM, 96 rows in two 64-row blocks.
+        (256, 16, 2, 16, (DType::Bf16, DType::Bf16), "_w32,"),
+        (256, 3, 12, 8, (DType::F16, DType::F16), "_w64,"),
+        (256, 8, 4, 12, (DType::Bf16, DType::E4m3), "_w64,"),
+        (256, 1, 6, 4, (DType::E5m2, DType::E5m2), "_w32,"),
     ];
     let mut failures = Vec::new();
     for (i, (head_dim, page, group, q_len, (q, kv), tag)) in cases.into_iter().enumerate() {
@@ -887,14 +892,20 @@ fn row_split(d: &Device) -> CaseResult {
         cycle_layout_case(&mut c, i, (q, kv), 9400);
         // The row-split kernels themselves (the wgmma test covers `_g64`).
         c.wgmma = Some(false);
+        if head_dim > 128 {
+            // Head dim 256 takes them automatically only for batches whose keys fill the SMs
+            // (`plan::keys_fill_sms`), longer than the reference should check here.
+            c.m_tiles = Some(if tag == "_w32," { 2 } else { 4 });
+        }
         if let Err(e) = run_case_expecting(d, &c, "the row-split kernel", |r| r.contains(tag)) {
             failures.push(format!("case {i}, row split: {e}"));
         }
         if group as u32 * q_len <= 32 {
             c.row_split = Some(false);
-            if let Err(e) =
-                run_case_expecting(d, &c, "the key-split _m32 kernel", |r| r.contains("_m32,"))
-            {
+            c.m_tiles = None;
+            // Head dim 256 has no 32-row key-split layout: 16 rows per CTA.
+            let tag = if head_dim > 128 { "_m16," } else { "_m32," };
+            if let Err(e) = run_case_expecting(d, &c, "the key-split kernel", |r| r.contains(tag)) {
                 failures.push(format!("case {i}, key split: {e}"));
             }
         }

@@ -219,7 +219,11 @@ fn census(body: &str) -> Vec<usize> {
 /// device functions (core's panic helpers) after an entry as the entry's own, and showed these
 /// as clean; session 17 removed the `_w64` spills on sm_90a and sm_100a (the tile loop's
 /// fragment addresses recomputed from a laundered lane id). See docs/perf.md, sessions 16-17.
-/// Any other spill, or more bytes here, fails the report.
+/// Session 25 added the head-dim-256 row-split variants (one CTA per SM, no cap): the 16-bit
+/// `_w32` spill 48 bytes at 255 registers, and on sm_80 the `_w64` over e4m3 K/V keep O in a
+/// 512-byte local array (stack, no spill: LLVM's choice on the software e4m3 path; correct,
+/// not measured here). The bytes compared are the larger of spill and stack bytes. Any other
+/// spill or local array, or more bytes here, fails the report.
 const KNOWN_SPILLS: &[(&str, &str, u32)] = &[
     ("sm_90a", "ff_decode_bf16_e5m2kv_d128_m16", 8),
     // fp8 `_g64` (session 24, change 90): three loop invariants stored before the tile loop
@@ -240,6 +244,14 @@ const KNOWN_SPILLS: &[(&str, &str, u32)] = &[
     ("sm_80", "ff_decode_f16_e4m3kv_d128_m16", 48),
     ("sm_80", "ff_decode_f16_e5m2kv_d128_m16", 16),
     ("sm_100a", "ff_decode_bf16_e5m2kv_d128_m16", 8),
+    // Head dim 256, row split (session 25).
+    ("sm_90a", "ff_decode_bf16_d256_w32", 48),
+    ("sm_90a", "ff_decode_f16_d256_w32", 48),
+    ("sm_100a", "ff_decode_bf16_d256_w32", 48),
+    ("sm_100a", "ff_decode_f16_d256_w32", 48),
+    ("sm_80", "ff_decode_bf16_e4m3kv_d256_w64", 512),
+    ("sm_80", "ff_decode_f16_e4m3kv_d256_w64", 512),
+    ("sm_80", "ff_decode_e4m3_d256_w64", 512),
 ];
 
 fn cmd_report(root: &Path, args: &[String]) -> Result<(), String> {
@@ -300,9 +312,10 @@ fn cmd_report(root: &Path, args: &[String]) -> Result<(), String> {
                 .iter()
                 .find(|(a, e, _)| *a == arch.name() && *e == entry)
                 .map_or(0, |k| k.2);
-            if r.spill_bytes > 0 && r.spill_bytes <= known {
-                known_spills.push(format!("{} {entry} ({} bytes)", arch.name(), r.spill_bytes));
-            } else if r.spill_bytes > 0 || r.stack_bytes > 0 {
+            let local_bytes = r.spill_bytes.max(r.stack_bytes);
+            if local_bytes > 0 && local_bytes <= known {
+                known_spills.push(format!("{} {entry} ({local_bytes} bytes)", arch.name()));
+            } else if local_bytes > 0 {
                 problems.push(format!(
                     "{} {entry}: {} spill bytes, {} stack bytes (registers went to local memory)",
                     arch.name(),
