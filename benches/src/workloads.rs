@@ -168,4 +168,16 @@ mod sweep_tests {
         names.dedup();
         assert_eq!(names.len(), 32);
     }
+
+    /// The session 25 random sweep and head-dim-256 shapes: 44, all valid, names unique.
+    #[test]
+    fn random_file_parses() {
+        let w = super::parse(include_str!("../workloads-random.toml")).unwrap();
+        assert_eq!(w.len(), 44);
+        assert!(w.iter().all(|s| s.lens().is_ok() && s.dtypes().is_ok()));
+        let mut names: Vec<_> = w.iter().map(|s| s.name.as_str()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), 44);
+    }
 }

@@ -440,7 +440,11 @@ fn cmd_bundle(root: &Path) -> Result<(), String> {
     std::fs::copy(root.join("xtask/run.sh"), bundle.join("run.sh")).map_err(|e| e.to_string())?;
     // The extra workloads travel with the bundle (`run.sh ab` with FF_AB_EXTRA), and the sweep
     // of other shapes (session 21).
-    for f in ["workloads-extra.toml", "workloads-sweep.toml"] {
+    for f in [
+        "workloads-extra.toml",
+        "workloads-sweep.toml",
+        "workloads-random.toml",
+    ] {
         std::fs::copy(root.join("benches").join(f), bundle.join(f)).map_err(|e| e.to_string())?;
     }
     // The binaries embed the PTX of all three archs (~17 MiB each, ~1 MiB compressed): xz them
