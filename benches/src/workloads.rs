@@ -157,27 +157,26 @@ mod extra_tests {
 
 #[cfg(test)]
 mod sweep_tests {
-    /// The session 21 sweep: 32 shapes outside the W and X sets, all valid, names unique.
-    #[test]
-    fn sweep_file_parses() {
-        let w = super::parse(include_str!("../workloads-sweep.toml")).unwrap();
-        assert_eq!(w.len(), 32);
+    /// `text` holds `n` valid workloads with unique names.
+    fn assert_valid_and_unique(text: &str, n: usize) {
+        let w = super::parse(text).unwrap();
+        assert_eq!(w.len(), n);
         assert!(w.iter().all(|s| s.lens().is_ok() && s.dtypes().is_ok()));
         let mut names: Vec<_> = w.iter().map(|s| s.name.as_str()).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 32);
+        assert_eq!(names.len(), n);
     }
 
-    /// The session 25 random sweep and head-dim-256 shapes: 44, all valid, names unique.
+    /// The session 21 sweep: 32 shapes outside the W and X sets.
+    #[test]
+    fn sweep_file_parses() {
+        assert_valid_and_unique(include_str!("../workloads-sweep.toml"), 32);
+    }
+
+    /// The session 25 random sweep and head-dim-256 shapes: 44.
     #[test]
     fn random_file_parses() {
-        let w = super::parse(include_str!("../workloads-random.toml")).unwrap();
-        assert_eq!(w.len(), 44);
-        assert!(w.iter().all(|s| s.lens().is_ok() && s.dtypes().is_ok()));
-        let mut names: Vec<_> = w.iter().map(|s| s.name.as_str()).collect();
-        names.sort();
-        names.dedup();
-        assert_eq!(names.len(), 44);
+        assert_valid_and_unique(include_str!("../workloads-random.toml"), 44);
     }
 }
