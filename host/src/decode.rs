@@ -187,11 +187,10 @@ impl DecodeConfig {
         }
     }
     /// 16-row tiles per CTA when the largest (request, kv head) has `max_rows` packed rows and
-    /// the batch `kv_tokens` keys per kv head (summed over requests): the override, else the
-    /// planner's choice.
-    fn m_tiles_for_rows(&self, max_rows: u32, kv_tokens: u64, sm_count: u32) -> u32 {
+    /// the batch `kv_tiles` 64-key tiles ([`crate::plan::batch_kv_tiles`]): the override, else
+    /// the planner's choice.
+    fn m_tiles_for_rows(&self, max_rows: u32, kv_tiles: u64, sm_count: u32) -> u32 {
         self.m_tiles.unwrap_or_else(|| {
-            let kv_tiles = kv_tokens.div_ceil(KV_TILE_TOKENS as u64) * self.kv_heads as u64;
             let fill = crate::plan::keys_fill_sms(kv_tiles, sm_count);
             crate::plan::m_tiles_for(max_rows, self.head_dim, self.row_split != Some(false), fill)
         })
@@ -743,13 +742,8 @@ impl DecodePlan {
         let q_lens = tables.validate(cfg)?;
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = q_lens.iter().map(|q| q * group).max().unwrap_or(0);
-        // Tiles per request, as the planner counts them.
-        let kv_tokens: u64 = tables
-            .kv_lens
-            .iter()
-            .map(|&l| l.div_ceil(KV_TILE_TOKENS) as u64 * KV_TILE_TOKENS as u64)
-            .sum();
-        let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tokens, dev.caps().sm_count);
+        let kv_tiles = crate::plan::batch_kv_tiles(tables.kv_lens, cfg.kv_heads);
+        let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
         let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =
             Self::variant(dev, cfg, m_tiles, narrow)?;
@@ -824,9 +818,10 @@ impl DecodePlan {
         }
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = cap.max_new_tokens * group;
-        // The most keys the page table can hold.
-        let kv_tokens = cap.max_page_entries as u64 * cfg.page_size as u64;
-        let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tokens, dev.caps().sm_count);
+        // The most keys the page table can hold, per kv head.
+        let max_keys = cap.max_page_entries as u64 * cfg.page_size as u64;
+        let kv_tiles = max_keys.div_ceil(KV_TILE_TOKENS as u64) * cfg.kv_heads as u64;
+        let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
         let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =
             Self::variant(dev, cfg, m_tiles, narrow)?;

@@ -295,6 +295,16 @@ pub fn keys_fill_sms(kv_tiles: u64, sm_count: u32) -> bool {
     kv_tiles >= MIN_TILES_PER_SPLIT as u64 * sm_count as u64
 }
 
+/// 64-key tiles of a batch over all its requests and `kv_heads` kv heads (the count
+/// [`keys_fill_sms`] takes).
+pub fn batch_kv_tiles(kv_lens: &[u32], kv_heads: u32) -> u64 {
+    kv_lens
+        .iter()
+        .map(|&l| l.div_ceil(KV_TILE_TOKENS) as u64)
+        .sum::<u64>()
+        * kv_heads as u64
+}
+
 /// The most CTAs automatic splitting may plan for `blocks` output blocks (one per request, kv
 /// head and row block) on a wave of `wave` CTAs: the CUDA-graph plans size their grid by it.
 pub fn max_auto_ctas(blocks: u64, wave: u64) -> u64 {
@@ -442,12 +452,7 @@ pub fn plan(inp: &PlanInput) -> Plan {
     let group = inp.q_heads / inp.kv_heads;
     let max_rows = inp.q_lens.iter().map(|&q| q * group).max().unwrap_or(0);
     let m_tiles = inp.m_tiles.unwrap_or_else(|| {
-        let kv_tiles: u64 = inp
-            .kv_lens
-            .iter()
-            .map(|&l| l.div_ceil(KV_TILE_TOKENS) as u64)
-            .sum();
-        let fill = keys_fill_sms(kv_tiles * inp.kv_heads as u64, inp.sm_count);
+        let fill = keys_fill_sms(batch_kv_tiles(inp.kv_lens, inp.kv_heads), inp.sm_count);
         m_tiles_for(max_rows, inp.head_dim, true, fill)
     });
     let rows_per_block = M_TILE_ROWS * m_tiles;
