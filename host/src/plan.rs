@@ -11,7 +11,9 @@
 //! `c` tiles (64 keys each), the same `c` for all requests so that CTAs take about equal time.
 //! The candidates are `c = ceil(max_tiles / s)` for every split count `s` of the longest request
 //! (a chunk is never under [`MIN_TILES_PER_SPLIT`] tiles, so a split always streams enough to
-//! amortise its prologue, epilogue and merge; at most [`max_auto_ctas`] CTAs). The split model
+//! amortise its prologue, epilogue and merge, except down to [`SMALL_MIN_TILES_PER_SPLIT`] while
+//! the grid holds at most one CTA per SM: there a CTA's start and end, not the SMs'
+//! bandwidth, set the time; at most [`max_auto_ctas`] CTAs). The split model
 //! ([`crate::split_model`]) estimates each candidate's time from its CTAs' sizes, the wave
 //! (`sm_count * ctas_per_sm` resident CTAs) and its merge (cluster or combine, from
 //! [`PlanInput::cluster_capacity`]). The fastest plan that fits one wave is taken unless a plan
@@ -61,6 +63,9 @@ use crate::split_model::{
 
 /// The smallest split, in 64-key tiles (see the module doc).
 pub const MIN_TILES_PER_SPLIT: u32 = 4;
+/// The smallest split of a grid of at most one CTA per SM, in 64-key tiles (module doc;
+/// session 26: short batches on under-filled grids ran 7-18% faster in 2-tile splits).
+pub const SMALL_MIN_TILES_PER_SPLIT: u32 = 2;
 /// Automatic splitting makes at most `MAX_WAVE_SPLITS` CTAs per block or `MAX_AUTO_WAVES` waves,
 /// whichever is more ([`max_auto_ctas`]).
 pub const MAX_WAVE_SPLITS: u32 = 4;
@@ -313,7 +318,8 @@ pub fn max_auto_ctas(blocks: u64, wave: u64) -> u64 {
 
 /// The automatic chunk, in tiles, shared by all requests (module doc): every split count `s`
 /// of the longest request gives a chunk `ceil(max_tiles / s)` (at least
-/// [`MIN_TILES_PER_SPLIT`] tiles once split, at most [`max_auto_ctas`] CTAs); the split model
+/// [`MIN_TILES_PER_SPLIT`] tiles once split, or [`SMALL_MIN_TILES_PER_SPLIT`] within one CTA
+/// per SM; at most [`max_auto_ctas`] CTAs); the split model
 /// estimates each. The fastest plan of one wave is taken unless one of more waves is faster
 /// by [`MULTI_WAVE_MARGIN`]; within each group, ties ([`SPLIT_TIE_SLACK`]) go to the fullest
 /// last wave. Returns the chunk and its estimate (tile-times).
@@ -335,13 +341,13 @@ fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64)
         if chunk == last_chunk {
             continue;
         }
-        if s > 1 && chunk < MIN_TILES_PER_SPLIT {
+        if s > 1 && chunk < SMALL_MIN_TILES_PER_SPLIT {
             break;
         }
         last_chunk = chunk;
         let chunk_tokens = (chunk * KV_TILE_TOKENS) as f64;
         let mut grid = GridShape::default();
-        let (mut ctas, mut split_blocks) = (0u64, 0u64);
+        let (mut ctas, mut split_blocks, mut max_splits) = (0u64, 0u64, 0u32);
         // The split count shared by every block, if any (cluster merge needs one).
         let mut common: Option<u32> = None;
         let mut uniform = true;
@@ -353,14 +359,16 @@ fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64)
             grid.add(chunk as f64, (splits as u64 - 1) * blocks);
             grid.add(last / KV_TILE_TOKENS as f64, blocks);
             ctas += splits as u64 * blocks;
-            if splits > 1 {
+            if splits > 1 && blocks > 0 {
                 split_blocks += blocks;
+                max_splits = max_splits.max(splits);
             }
             if blocks > 0 {
                 uniform &= *common.get_or_insert(splits) == splits;
             }
         }
-        if s > 1 && ctas > bound {
+        if s > 1 && (ctas > bound || (chunk < MIN_TILES_PER_SPLIT && ctas > inp.sm_count as u64))
+        {
             break;
         }
         let clustered = common.is_some_and(|k| {
@@ -370,7 +378,7 @@ fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64)
                     .get(k as usize)
                     .is_some_and(|&c| c as u64 >= split_blocks)
         });
-        let merge = merge_of(split_blocks, clustered);
+        let merge = merge_of(split_blocks, max_splits, clustered);
         let fill = ctas as f64 / (ctas.div_ceil(wave) * wave) as f64;
         cands.push((estimate_tiles(grid, slots, merge), fill, chunk, ctas));
     }
@@ -401,7 +409,12 @@ fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64)
 /// print it next to the measured time).
 pub fn estimate_plan_tiles(plan: &Plan, sm_count: u32, ctas_per_sm: u32, clustered: bool) -> f64 {
     // A balanced plan is never clustered (its pieces run at different times).
-    let merge = merge_of(plan.merge.len() as u64, clustered && !plan.balanced);
+    let max_splits = plan.merge.iter().map(|m| m.num_splits).max().unwrap_or(0);
+    let merge = merge_of(
+        plan.merge.len() as u64,
+        max_splits,
+        clustered && !plan.balanced,
+    );
     if plan.balanced {
         let wave = (sm_count * ctas_per_sm).max(1) as usize;
         return dispatch_end_tiles(&plan.work, wave) + merge_tiles(merge, wave as f64);
@@ -418,12 +431,12 @@ pub fn estimate_plan_tiles(plan: &Plan, sm_count: u32, ctas_per_sm: u32, cluster
 }
 
 /// How `split_blocks` split output blocks merge: none, in clusters when `clustered`, else by
-/// the combine kernel.
-fn merge_of(split_blocks: u64, clustered: bool) -> Merge {
+/// the combine kernel (the most-split block in `max_splits`).
+fn merge_of(split_blocks: u64, max_splits: u32, clustered: bool) -> Merge {
     match split_blocks {
         0 => Merge::None,
         _ if clustered => Merge::Cluster,
-        blocks => Merge::Combine { blocks },
+        blocks => Merge::Combine { blocks, max_splits },
     }
 }
 
@@ -775,7 +788,19 @@ fn balanced(inp: &PlanInput, m_tiles: u32) -> Option<(Plan, f64)> {
         })
         .collect();
     work.extend(empty.iter().map(|b| item(b, 0, 0, FINAL_OUTPUT)));
-    let estimate = slot_cost + merge_tiles(merge_of(merge.len() as u64, false), slots as f64);
+    // The dispatch as the hardware runs it (each CTA to the first slot that frees) can differ
+    // from the line's slots: a plan whose last slot would end more than two minimum pieces and
+    // two CTA starts past the average is not balanced (a property test checks this bound).
+    let average = (total as f64 + work.len() as f64 * oh) / slots as f64;
+    if dispatch_end_tiles(&work, slots as usize) > average + 2.0 * (min as f64 + oh) {
+        return None;
+    }
+    let max_splits = count.iter().copied().max().unwrap_or(0);
+    let estimate = slot_cost
+        + merge_tiles(
+            merge_of(merge.len() as u64, max_splits, false),
+            slots as f64,
+        );
     Some((
         Plan {
             m_tiles,
@@ -1084,6 +1109,44 @@ mod tests {
             ("fp8 b24 6000", vec![6000; 24], 32, 8, 4, 960),
         ] {
             assert_eq!(ctas(&kv, qh, kvh, cps), want, "{name}");
+        }
+    }
+
+    /// Short batches on under-filled grids (session 26, docs/perf.md: forced split counts on
+    /// the H200, us): 2-tile chunks while the grid stays within one CTA per SM, and fewer
+    /// splits where the combine would sum over a hundred per block.
+    #[test]
+    fn short_batches_on_underfilled_grids() {
+        let caps1 = [0u32, 0, 66, 44, 33, 26, 22, 0, 16];
+        let caps2 = [0u32, 0, 132, 79, 66, 47, 39, 0, 30];
+        let run = |q: &[u32], kv: &[u32], qh, kvh, d, m, cps| {
+            let mut i = inp(q, kv, qh, kvh);
+            i.head_dim = d;
+            i.m_tiles = m;
+            i.ctas_per_sm = cps;
+            i.cluster_capacity = if cps == 1 { &caps1 } else { &caps2 };
+            let p = plan(&i);
+            let splits = p.merge.iter().map(|m| m.num_splits).max().unwrap_or(1);
+            (p.work.len(), splits)
+        };
+        for (name, got, want) in [
+            // 12 blocks of 64 rows over 16 tiles (e4m3 K/V): 4 splits 15.4, 8 splits 13.2.
+            ("3 x 1000, 64 rows", run(&[8; 3], &[1000; 3], 24, 4, 128, Some(4), 2), (96, 8)),
+            // Head dim 256, 12 blocks of 16 rows: 4 splits 11.6, 8 splits 9.5.
+            ("2 x 1000, d256", run(&[16; 2], &[1000; 2], 6, 1, 256, Some(1), 1), (96, 8)),
+            // 16 blocks of 32 rows over 11 tiles: 3 splits 11.2, 6 splits 9.2.
+            ("2 x 700, 32 rows", run(&[8; 2], &[700; 2], 32, 8, 128, Some(2), 2), (96, 6)),
+            // 8 blocks of 32 rows over 47 tiles: 12 splits 12.4, 16 splits 11.8.
+            ("1 x 3000, 32 rows", run(&[4], &[3000], 64, 8, 128, Some(2), 2), (128, 16)),
+            // 32 blocks: 4 splits (128 CTAs) 8.6; 2-tile chunks (256 CTAs) 10.4.
+            ("4 x 1000", run(&[1; 4], &[1000; 4], 32, 8, 128, Some(1), 2), (128, 4)),
+            // Two blocks of 516 tiles at head dim 64: 129 splits 15.4, 104 splits 13.4, 58
+            // splits 12.7.
+            ("2 x 33000, d64", run(&[2; 2], &[33000; 2], 7, 1, 64, Some(1), 2), (208, 104)),
+            // One block of 512 tiles: 128 splits 12.6, 64 splits 13.9; the model's 103.
+            ("1 x 32768, one kv head", run(&[1], &[32768], 8, 1, 128, Some(1), 2), (103, 103)),
+        ] {
+            assert_eq!(got, want, "{name}");
         }
     }
 
