@@ -441,6 +441,27 @@ pub const MAX_SPLITS: u32 = 256;
 /// Threads of a combine CTA.
 pub const COMBINE_THREADS: u32 = 512;
 
+/// Loads in flight per lane in the combine's sum over a block's splits (phase 2).
+pub const COMBINE_LOADS_IN_FLIGHT: u32 = 8;
+
+/// Lanes that share one (row, 4 columns) unit in the combine's phase 2, each summing every
+/// `n`-th split: the largest power of two up to 8 that gives each lane two splits or more and
+/// keeps every unit of a pass in one CTA's [`COMBINE_THREADS`]. `units` = rows x columns / 4 of
+/// the CTA's part.
+pub const fn combine_lanes_per_unit(units: u32, splits: u32) -> u32 {
+    let mut tpu = 1;
+    while tpu < 8 && 2 * tpu <= splits && units * 2 * tpu <= COMBINE_THREADS {
+        tpu *= 2;
+    }
+    tpu
+}
+
+/// Dependent rounds of loads the combine's phase 2 takes over `splits` splits, for `units` units
+/// per CTA (the split model prices each round past the first, host `split_model`).
+pub const fn combine_rounds(units: u32, splits: u32) -> u32 {
+    splits.div_ceil(combine_lanes_per_unit(units, splits) * COMBINE_LOADS_IN_FLIGHT)
+}
+
 /// Dynamic shared memory of the combine kernel: one f32 weight per (row, split).
 pub const fn combine_smem_bytes(rows_per_block: u32, max_splits: u32) -> u32 {
     rows_per_block * max_splits * 4
@@ -449,6 +470,19 @@ pub const fn combine_smem_bytes(rows_per_block: u32, max_splits: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn combine_rounds_follow_the_lanes_per_unit() {
+        // 14 rows at head dim 64 in 4 parts: 56 units, 8 lanes each, 64 splits per round.
+        assert_eq!(combine_lanes_per_unit(56, 129), 8);
+        assert_eq!(combine_rounds(56, 129), 3);
+        assert_eq!(combine_rounds(56, 104), 2);
+        // 16 rows x 64 columns: 256 units, 2 lanes each, 16 splits per round.
+        assert_eq!(combine_rounds(256, 17), 2);
+        // Few splits: no more lanes than half of them (rounded to a power of two).
+        assert_eq!(combine_lanes_per_unit(4, 5), 4);
+        assert_eq!(combine_rounds(4, 1), 1);
+    }
     #[test]
     fn plans() {
         let g = geometry(128, 2, 1, false);

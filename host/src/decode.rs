@@ -865,6 +865,7 @@ impl DecodePlan {
                 merge: Vec::new(),
                 num_slots: 0,
                 balanced: false,
+                max_block_rows: 0,
             },
             total_tokens: 0,
             plan_requests: 0,
@@ -1160,6 +1161,7 @@ impl DecodePlan {
     pub fn model_estimate_tiles(&self, dev: &Device) -> f64 {
         crate::plan::estimate_plan_tiles(
             &self.plan,
+            self.cfg.head_dim,
             dev.caps().sm_count,
             self.ctas_per_sm,
             self.cluster > 0,

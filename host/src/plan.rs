@@ -11,9 +11,10 @@
 //! `c` tiles (64 keys each), the same `c` for all requests so that CTAs take about equal time.
 //! The candidates are `c = ceil(max_tiles / s)` for every split count `s` of the longest request
 //! (a chunk is never under [`MIN_TILES_PER_SPLIT`] tiles, so a split always streams enough to
-//! amortise its prologue, epilogue and merge, except down to [`SMALL_MIN_TILES_PER_SPLIT`] while
-//! the grid holds at most one CTA per SM: there a CTA's start and end, not the SMs'
-//! bandwidth, set the time; at most [`max_auto_ctas`] CTAs). The split model
+//! amortise its prologue, epilogue and merge, except down to [`SMALL_MIN_TILES_PER_SPLIT`] where
+//! 4-tile chunks leave more than half of the SMs idle and the grid stays within one CTA per SM:
+//! there a CTA's start and end, not the SMs' bandwidth, set the time; at most
+//! [`max_auto_ctas`] CTAs). The split model
 //! ([`crate::split_model`]) estimates each candidate's time from its CTAs' sizes, the wave
 //! (`sm_count * ctas_per_sm` resident CTAs) and its merge (cluster or combine, from
 //! [`PlanInput::cluster_capacity`]). The fastest plan that fits one wave is taken unless a plan
@@ -54,7 +55,7 @@
 //! first. Which CTA computes a chunk does not change its partial, and the combine merges a
 //! block's slots in a fixed order: the output stays bitwise the same for a fixed plan.
 
-use ferroflash_contract::decode::{KV_TILE_TOKENS, M_TILE_ROWS};
+use ferroflash_contract::decode::{combine_rounds, KV_TILE_TOKENS, M_TILE_ROWS};
 use ferroflash_contract::params::{DecodeWork, MergeWork, FINAL_OUTPUT};
 
 use crate::split_model::{
@@ -63,8 +64,9 @@ use crate::split_model::{
 
 /// The smallest split, in 64-key tiles (see the module doc).
 pub const MIN_TILES_PER_SPLIT: u32 = 4;
-/// The smallest split of a grid of at most one CTA per SM, in 64-key tiles (module doc;
-/// session 26: short batches on under-filled grids ran 7-18% faster in 2-tile splits).
+/// The smallest split, in 64-key tiles, where [`MIN_TILES_PER_SPLIT`] leaves more than half of
+/// the SMs idle and the grid stays within one CTA per SM (module doc; session 26: such short
+/// batches ran 4-18% faster in 2-tile splits, while 96 -> 128 CTAs ran 3-9% slower).
 pub const SMALL_MIN_TILES_PER_SPLIT: u32 = 2;
 /// Automatic splitting makes at most `MAX_WAVE_SPLITS` CTAs per block or `MAX_AUTO_WAVES` waves,
 /// whichever is more ([`max_auto_ctas`]).
@@ -192,6 +194,9 @@ pub struct Plan {
     pub num_slots: u32,
     /// A balanced plan (module doc): the work list is in dispatch order, never clustered.
     pub balanced: bool,
+    /// Real packed rows of the fullest block (at most `16 * m_tiles`): what the combine's
+    /// CTAs each sum (the split model's price of the combine).
+    pub max_block_rows: u32,
 }
 
 /// Alignment of each workspace region, bytes.
@@ -318,12 +323,22 @@ pub fn max_auto_ctas(blocks: u64, wave: u64) -> u64 {
 
 /// The automatic chunk, in tiles, shared by all requests (module doc): every split count `s`
 /// of the longest request gives a chunk `ceil(max_tiles / s)` (at least
-/// [`MIN_TILES_PER_SPLIT`] tiles once split, or [`SMALL_MIN_TILES_PER_SPLIT`] within one CTA
-/// per SM; at most [`max_auto_ctas`] CTAs); the split model
+/// [`MIN_TILES_PER_SPLIT`] tiles once split, or [`SMALL_MIN_TILES_PER_SPLIT`] on grids that
+/// would leave more than half of the SMs idle; at most [`max_auto_ctas`] CTAs); the split model
 /// estimates each. The fastest plan of one wave is taken unless one of more waves is faster
 /// by [`MULTI_WAVE_MARGIN`]; within each group, ties ([`SPLIT_TIE_SLACK`]) go to the fullest
 /// last wave. Returns the chunk and its estimate (tile-times).
-fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64) -> (u32, f64) {
+fn auto_chunk(
+    inp: &PlanInput,
+    max_tiles: u32,
+    block_rows: u32,
+    blocks_of: &dyn Fn(usize) -> u64,
+) -> (u32, f64) {
+    let shape = CombineShape {
+        rows: block_rows,
+        head_dim: inp.head_dim,
+        sm_count: inp.sm_count,
+    };
     let slots = Slots {
         sm_count: inp.sm_count,
         ctas_per_sm: inp.ctas_per_sm,
@@ -336,6 +351,8 @@ fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64)
     type Candidate = (f64, f64, u32, u64);
     let mut cands: Vec<Candidate> = Vec::new();
     let mut last_chunk = 0;
+    // CTAs of the last candidate of at least MIN_TILES_PER_SPLIT tiles.
+    let mut regular_ctas = 0u64;
     for s in 1..=MAX_SPLITS.min(max_tiles) {
         let chunk = max_tiles.div_ceil(s);
         if chunk == last_chunk {
@@ -367,8 +384,13 @@ fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64)
                 uniform &= *common.get_or_insert(splits) == splits;
             }
         }
-        if s > 1 && (ctas > bound || (chunk < MIN_TILES_PER_SPLIT && ctas > inp.sm_count as u64))
-        {
+        if chunk >= MIN_TILES_PER_SPLIT {
+            regular_ctas = ctas;
+        }
+        let small_ok = regular_ctas > 0
+            && ctas <= inp.sm_count as u64
+            && 2 * regular_ctas <= inp.sm_count as u64;
+        if s > 1 && (ctas > bound || (chunk < MIN_TILES_PER_SPLIT && !small_ok)) {
             break;
         }
         let clustered = common.is_some_and(|k| {
@@ -378,7 +400,7 @@ fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64)
                     .get(k as usize)
                     .is_some_and(|&c| c as u64 >= split_blocks)
         });
-        let merge = merge_of(split_blocks, max_splits, clustered);
+        let merge = merge_of(split_blocks, max_splits, clustered, shape);
         let fill = ctas as f64 / (ctas.div_ceil(wave) * wave) as f64;
         cands.push((estimate_tiles(grid, slots, merge), fill, chunk, ctas));
     }
@@ -407,13 +429,25 @@ fn auto_chunk(inp: &PlanInput, max_tiles: u32, blocks_of: &dyn Fn(usize) -> u64)
 /// clusters when `clustered`, else by the combine kernel. The planner prices candidate chunks
 /// the same way before it builds the work list; this prices the work list as built (benchmarks
 /// print it next to the measured time).
-pub fn estimate_plan_tiles(plan: &Plan, sm_count: u32, ctas_per_sm: u32, clustered: bool) -> f64 {
+pub fn estimate_plan_tiles(
+    plan: &Plan,
+    head_dim: u32,
+    sm_count: u32,
+    ctas_per_sm: u32,
+    clustered: bool,
+) -> f64 {
     // A balanced plan is never clustered (its pieces run at different times).
     let max_splits = plan.merge.iter().map(|m| m.num_splits).max().unwrap_or(0);
+    let shape = CombineShape {
+        rows: plan.max_block_rows,
+        head_dim,
+        sm_count,
+    };
     let merge = merge_of(
         plan.merge.len() as u64,
         max_splits,
         clustered && !plan.balanced,
+        shape,
     );
     if plan.balanced {
         let wave = (sm_count * ctas_per_sm).max(1) as usize;
@@ -431,13 +465,29 @@ pub fn estimate_plan_tiles(plan: &Plan, sm_count: u32, ctas_per_sm: u32, cluster
 }
 
 /// How `split_blocks` split output blocks merge: none, in clusters when `clustered`, else by
-/// the combine kernel (the most-split block in `max_splits`).
-fn merge_of(split_blocks: u64, max_splits: u32, clustered: bool) -> Merge {
+/// the combine kernel (its most-split block in `max_splits`, over blocks of `rows` rows at
+/// `head_dim` on `sm_count` SMs: the combine's rounds of loads).
+fn merge_of(split_blocks: u64, max_splits: u32, clustered: bool, shape: CombineShape) -> Merge {
     match split_blocks {
         0 => Merge::None,
         _ if clustered => Merge::Cluster,
-        blocks => Merge::Combine { blocks, max_splits },
+        blocks => {
+            let parts = combine_parts(blocks as u32, shape.sm_count, shape.head_dim, None);
+            let units = shape.rows * (shape.head_dim / parts) / 4;
+            Merge::Combine {
+                blocks,
+                rounds: combine_rounds(units, max_splits),
+            }
+        }
     }
+}
+
+/// What the combine's cost depends on besides the split counts (see [`merge_of`]).
+#[derive(Clone, Copy)]
+struct CombineShape {
+    rows: u32,
+    head_dim: u32,
+    sm_count: u32,
 }
 
 /// When the last of `work`'s CTAs ends, in tile-times, if each costs its tiles plus
@@ -469,6 +519,7 @@ pub fn plan(inp: &PlanInput) -> Plan {
         m_tiles_for(max_rows, inp.head_dim, true, fill)
     });
     let rows_per_block = M_TILE_ROWS * m_tiles;
+    let max_block_rows = max_rows.min(rows_per_block);
     let row_blocks = |r: usize| (inp.q_lens[r] * group).div_ceil(rows_per_block);
     let tiles = |r: usize| inp.kv_lens[r].div_ceil(KV_TILE_TOKENS);
     let n = inp.kv_lens.len();
@@ -477,7 +528,7 @@ pub fn plan(inp: &PlanInput) -> Plan {
     let (auto_chunk, uniform_estimate) = if inp.splits != Splits::Auto {
         (max_tiles, f64::INFINITY)
     } else {
-        auto_chunk(inp, max_tiles, &|r| {
+        auto_chunk(inp, max_tiles, max_block_rows, &|r| {
             inp.kv_heads as u64 * row_blocks(r) as u64
         })
     };
@@ -556,6 +607,7 @@ pub fn plan(inp: &PlanInput) -> Plan {
         merge,
         num_slots: slot,
         balanced: false,
+        max_block_rows,
     };
     if inp.splits == Splits::Auto && inp.tail.is_none() && inp.balance != Balance::Off {
         let wave = (inp.sm_count * inp.ctas_per_sm) as usize;
@@ -628,6 +680,8 @@ type BlockTiles = (u32, u32, u32, u32);
 fn balanced(inp: &PlanInput, m_tiles: u32) -> Option<(Plan, f64)> {
     let group = inp.q_heads / inp.kv_heads;
     let rows_per_block = M_TILE_ROWS * m_tiles;
+    let max_rows = inp.q_lens.iter().map(|&q| q * group).max().unwrap_or(0);
+    let max_block_rows = max_rows.min(rows_per_block);
     let slots = (inp.sm_count * inp.ctas_per_sm) as u64;
     let n = inp.kv_lens.len();
     let mut blocks: Vec<BlockTiles> = Vec::new();
@@ -798,7 +852,16 @@ fn balanced(inp: &PlanInput, m_tiles: u32) -> Option<(Plan, f64)> {
     let max_splits = count.iter().copied().max().unwrap_or(0);
     let estimate = slot_cost
         + merge_tiles(
-            merge_of(merge.len() as u64, max_splits, false),
+            merge_of(
+                merge.len() as u64,
+                max_splits,
+                false,
+                CombineShape {
+                    rows: max_block_rows,
+                    head_dim: inp.head_dim,
+                    sm_count: inp.sm_count,
+                },
+            ),
             slots as f64,
         );
     Some((
@@ -808,6 +871,7 @@ fn balanced(inp: &PlanInput, m_tiles: u32) -> Option<(Plan, f64)> {
             merge,
             num_slots,
             balanced: true,
+            max_block_rows,
         },
         estimate,
     ))
@@ -1113,8 +1177,8 @@ mod tests {
     }
 
     /// Short batches on under-filled grids (session 26, docs/perf.md: forced split counts on
-    /// the H200, us): 2-tile chunks while the grid stays within one CTA per SM, and fewer
-    /// splits where the combine would sum over a hundred per block.
+    /// the H200, us): 2-tile chunks where 4-tile ones leave over half of the SMs idle, and
+    /// fewer splits where the combine would take more rounds of loads.
     #[test]
     fn short_batches_on_underfilled_grids() {
         let caps1 = [0u32, 0, 66, 44, 33, 26, 22, 0, 16];
@@ -1131,20 +1195,56 @@ mod tests {
         };
         for (name, got, want) in [
             // 12 blocks of 64 rows over 16 tiles (e4m3 K/V): 4 splits 15.4, 8 splits 13.2.
-            ("3 x 1000, 64 rows", run(&[8; 3], &[1000; 3], 24, 4, 128, Some(4), 2), (96, 8)),
+            (
+                "3 x 1000, 64 rows",
+                run(&[8; 3], &[1000; 3], 24, 4, 128, Some(4), 2),
+                (96, 8),
+            ),
             // Head dim 256, 12 blocks of 16 rows: 4 splits 11.6, 8 splits 9.5.
-            ("2 x 1000, d256", run(&[16; 2], &[1000; 2], 6, 1, 256, Some(1), 1), (96, 8)),
+            (
+                "2 x 1000, d256",
+                run(&[16; 2], &[1000; 2], 6, 1, 256, Some(1), 1),
+                (96, 8),
+            ),
             // 16 blocks of 32 rows over 11 tiles: 3 splits 11.2, 6 splits 9.2.
-            ("2 x 700, 32 rows", run(&[8; 2], &[700; 2], 32, 8, 128, Some(2), 2), (96, 6)),
-            // 8 blocks of 32 rows over 47 tiles: 12 splits 12.4, 16 splits 11.8.
-            ("1 x 3000, 32 rows", run(&[4], &[3000], 64, 8, 128, Some(2), 2), (128, 16)),
+            (
+                "2 x 700, 32 rows",
+                run(&[8; 2], &[700; 2], 32, 8, 128, Some(2), 2),
+                (96, 6),
+            ),
+            // 8 blocks of 32 rows over 47 tiles: 12 splits 12.4, 16 splits 11.8; but 96 CTAs
+            // are past half the SMs, where 96 -> 128 ran 3-9% slower on two other shapes.
+            (
+                "1 x 3000, 32 rows",
+                run(&[4], &[3000], 64, 8, 128, Some(2), 2),
+                (96, 12),
+            ),
+            // 16 blocks of 24 tiles: 4-tile chunks (96 CTAs) 9.6, 3-tile chunks (128) 9.9.
+            (
+                "2 x 1500, 4 new tokens",
+                run(&[4; 2], &[1500; 2], 32, 8, 128, Some(1), 2),
+                (96, 6),
+            ),
             // 32 blocks: 4 splits (128 CTAs) 8.6; 2-tile chunks (256 CTAs) 10.4.
-            ("4 x 1000", run(&[1; 4], &[1000; 4], 32, 8, 128, Some(1), 2), (128, 4)),
-            // Two blocks of 516 tiles at head dim 64: 129 splits 15.4, 104 splits 13.4, 58
-            // splits 12.7.
-            ("2 x 33000, d64", run(&[2; 2], &[33000; 2], 7, 1, 64, Some(1), 2), (208, 104)),
-            // One block of 512 tiles: 128 splits 12.6, 64 splits 13.9; the model's 103.
-            ("1 x 32768, one kv head", run(&[1], &[32768], 8, 1, 128, Some(1), 2), (103, 103)),
+            (
+                "4 x 1000",
+                run(&[1; 4], &[1000; 4], 32, 8, 128, Some(1), 2),
+                (128, 4),
+            ),
+            // Two blocks of 516 tiles at head dim 64: 129 splits (three rounds of the combine)
+            // 15.4, 104 splits (two) 13.4, 58 splits (one) 12.7.
+            (
+                "2 x 33000, d64",
+                run(&[2; 2], &[33000; 2], 7, 1, 64, Some(1), 2),
+                (208, 104),
+            ),
+            // One block of 512 tiles: 128 splits (two rounds) 12.6, 103 (two rounds) 12.3, 64
+            // splits 13.9.
+            (
+                "1 x 32768, one kv head",
+                run(&[1], &[32768], 8, 1, 128, Some(1), 2),
+                (128, 128),
+            ),
         ] {
             assert_eq!(got, want, "{name}");
         }
@@ -1155,13 +1255,13 @@ mod tests {
     #[test]
     fn estimate_of_built_plans() {
         let p = plan(&inp(&[1; 8], &[8192; 8], 32, 8));
-        let w2 = estimate_plan_tiles(&p, 132, 2, true);
+        let w2 = estimate_plan_tiles(&p, 128, 132, 2, true);
         assert!(
             (w2 - (33.5 / (264.0f64 / 256.0).min(1.2) + 1.0)).abs() < 1e-9,
             "{w2}"
         );
         let p = plan(&inp(&[1; 64], &[4096; 64], 32, 8));
-        let w3 = estimate_plan_tiles(&p, 132, 2, false);
+        let w3 = estimate_plan_tiles(&p, 128, 132, 2, false);
         // One full wave, then 248 CTAs sharing the bandwidth of 264, overlapped.
         let d = 65.5;
         let want = d + d / (264.0 / 248.0) - 0.5 * d * (1.0 - 248.0 / 264.0);

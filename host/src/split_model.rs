@@ -25,8 +25,9 @@
 //! - A split plan adds its merge: [`CLUSTER_MERGE_TILES`] when every split block merges inside
 //!   a thread-block cluster, else the combine kernel, [`COMBINE_TILES`] plus
 //!   [`COMBINE_TILES_PER_WAVE`] per wave's worth of merged blocks plus
-//!   [`COMBINE_TILES_PER_SPLIT`] per split of the most-split block past [`COMBINE_FREE_SPLITS`]
-//!   (its combine CTAs sum the splits a few loads at a time: a chain of round trips).
+//!   [`COMBINE_TILES_PER_ROUND`] per dependent round of loads past the first in the sum over
+//!   the most-split block's splits (a chain of round trips when a few units hold hundreds of
+//!   splits).
 //!
 //! The constants were fitted (least squares on log time, on a grid of values) to 51 H200
 //! measurements of session 21: forced split counts on 14 shapes of 16-bit and fp8 K/V (8-2048
@@ -51,16 +52,12 @@ pub const CLUSTER_MERGE_TILES: f64 = 1.0;
 pub const COMBINE_TILES: f64 = 2.5;
 /// The combine's work per wave's worth of merged blocks, in tile-times.
 pub const COMBINE_TILES_PER_WAVE: f64 = 1.0;
-/// The combine's round trips per split of the most-split block past
-/// [`COMBINE_FREE_SPLITS`], in tile-times. Fitted in session 26 (docs/perf.md) to two batches
-/// of one kv head: 2 x 33K keys at head dim 64 (129 splits 15.4 us, 104 splits 13.4, 58
-/// splits 12.7) and 1 x 32K at head dim 128 (128 splits 12.6, 64 splits 13.9): ~0.1 us per
-/// split.
-pub const COMBINE_TILES_PER_SPLIT: f64 = 0.05;
-/// Splits per block the combine sums without a visible cost: its lanes hold up to eight loads
-/// each in flight, so up to ~32 splits take one round trip (session 21's fit and the
-/// W-workloads, W1 at 32 splits, keep their plans).
-pub const COMBINE_FREE_SPLITS: u32 = 32;
+/// Each dependent round of loads of the combine's sum past the first
+/// (`ferroflash_contract::decode::combine_rounds`: 64 splits per round for up to 64 (row, 4
+/// columns) units per CTA), in tile-times. Fitted in session 26 (docs/perf.md): 2 x 33K keys at
+/// head dim 64 (two blocks of 16 rows) in 129 splits (3 rounds) took 15.4 us, in 104 (2 rounds)
+/// 13.4, with the same decode estimate.
+pub const COMBINE_TILES_PER_ROUND: f64 = 1.0;
 
 /// How the split blocks of a plan are merged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,8 +66,9 @@ pub enum Merge {
     None,
     /// Inside thread-block clusters (See Note [cluster merge]).
     Cluster,
-    /// By the combine kernel, `blocks` split blocks, the most-split of them in `max_splits`.
-    Combine { blocks: u64, max_splits: u32 },
+    /// By the combine kernel, `blocks` split blocks, the most-split of them summed in `rounds`
+    /// dependent rounds of loads.
+    Combine { blocks: u64, rounds: u32 },
 }
 
 /// The device's parallelism, as the model sees it.
@@ -143,10 +141,10 @@ pub fn merge_tiles(merge: Merge, wave: f64) -> f64 {
     match merge {
         Merge::None => 0.0,
         Merge::Cluster => CLUSTER_MERGE_TILES,
-        Merge::Combine { blocks, max_splits } => {
+        Merge::Combine { blocks, rounds } => {
             COMBINE_TILES
                 + COMBINE_TILES_PER_WAVE * blocks as f64 / wave
-                + COMBINE_TILES_PER_SPLIT * max_splits.saturating_sub(COMBINE_FREE_SPLITS) as f64
+                + COMBINE_TILES_PER_ROUND * rounds.saturating_sub(1) as f64
         }
     }
 }
@@ -177,10 +175,30 @@ mod tests {
             // W3: 512 unsplit blocks of 64 tiles.
             (us(512, 64.0, Merge::None), 241.0),
             // 96 blocks of 128 tiles in 5 splits, combine.
-            (us(480, 25.6, Merge::Combine { blocks: 96, max_splits: 5 }), 101.4),
+            (
+                us(
+                    480,
+                    25.6,
+                    Merge::Combine {
+                        blocks: 96,
+                        rounds: 1,
+                    },
+                ),
+                101.4,
+            ),
             // 192 blocks of 93.75 tiles, unsplit and in 4 splits.
             (us(192, 93.75, Merge::None), 163.1),
-            (us(768, 23.44, Merge::Combine { blocks: 192, max_splits: 4 }), 145.8),
+            (
+                us(
+                    768,
+                    23.44,
+                    Merge::Combine {
+                        blocks: 192,
+                        rounds: 1,
+                    },
+                ),
+                145.8,
+            ),
             // 384 unsplit blocks of 32 tiles.
             (us(384, 32.0, Merge::None), 104.3),
         ];
@@ -222,7 +240,7 @@ mod tests {
                 H200_BF16,
                 Merge::Combine {
                     blocks: ctas,
-                    max_splits: 2,
+                    rounds: 1,
                 },
             );
             assert!(a < m && m < k);

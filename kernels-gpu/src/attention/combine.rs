@@ -11,7 +11,7 @@
 use super::softmax::{exp_ref, sink_log2};
 use crate::arch::*;
 use crate::tile::{table_u32, timeline_stamp, warp_max, warp_sum, Elem16};
-use ferroflash_contract::decode::{COMBINE_THREADS, MAX_SPLITS};
+use ferroflash_contract::decode::{combine_lanes_per_unit, COMBINE_LOADS_IN_FLIGHT, COMBINE_THREADS, MAX_SPLITS};
 use ferroflash_contract::params::{split_packed_row, DecodeParams, MergeWork, TimelineEvent, NONE_ADDR};
 use ferroflash_contract::softmax::LN_2;
 
@@ -121,10 +121,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     let cols = p.head_dim / parts;
     let chunks = cols / 4;
     let units = rows * chunks;
-    let mut tpu = 1;
-    while tpu < 8 && 2 * tpu <= splits && units * 2 * tpu <= COMBINE_THREADS {
-        tpu *= 2;
-    }
+    let tpu = combine_lanes_per_unit(units, splits);
     let per_pass = COMBINE_THREADS / tpu;
     let k = tid % tpu;
     let mut pass = 0;
@@ -138,9 +135,10 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
         let mut s = k;
         while valid && s < splits {
             // Up to eight of this lane's splits' loads in flight before their sum.
-            let mut w = [0f32; 8];
-            let mut x = [[0u32; 4]; 8];
-            for u in 0..8 {
+            const N: usize = COMBINE_LOADS_IN_FLIGHT as usize;
+            let mut w = [0f32; N];
+            let mut x = [[0u32; 4]; N];
+            for u in 0..N as u32 {
                 let su = s + u * tpu;
                 if su < splits {
                     // SAFETY: this row's weights.
@@ -151,12 +149,12 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
                     }
                 }
             }
-            for u in 0..8 {
+            for u in 0..N {
                 for c in 0..4 {
                     o[c] += w[u] * f32::from_bits(x[u][c]);
                 }
             }
-            s += 8 * tpu;
+            s += COMBINE_LOADS_IN_FLIGHT * tpu;
         }
         let mut m = 1;
         while m < tpu {
