@@ -192,7 +192,13 @@ impl DecodeConfig {
     fn m_tiles_for_rows(&self, max_rows: u32, kv_tiles: u64, sm_count: u32) -> u32 {
         self.m_tiles.unwrap_or_else(|| {
             let fill = crate::plan::keys_fill_sms(kv_tiles, sm_count);
-            crate::plan::m_tiles_for(max_rows, self.head_dim, self.row_split != Some(false), fill)
+            crate::plan::m_tiles_for(
+                max_rows,
+                self.head_dim,
+                self.operand_types().1.bytes(),
+                self.row_split != Some(false),
+                fill,
+            )
         })
     }
     /// Row groups of the consumer warps for `m_tiles` (1: key split; 2, 4: row split).
@@ -1093,6 +1099,7 @@ impl DecodePlan {
             q_heads: cfg.q_heads,
             kv_heads: cfg.kv_heads,
             head_dim: cfg.head_dim,
+            kv_elem_bytes: cfg.operand_types().1.bytes(),
             sm_count: dev.caps().sm_count,
             ctas_per_sm,
             splits: cfg.splits,

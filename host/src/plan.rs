@@ -164,6 +164,8 @@ pub struct PlanInput<'a> {
     pub q_heads: u32,
     pub kv_heads: u32,
     pub head_dim: u32,
+    /// Bytes per K/V element (2 for bf16/f16, 1 for fp8): [`m_tiles_for`] reads it.
+    pub kv_elem_bytes: u32,
     /// Streaming multiprocessors.
     pub sm_count: u32,
     /// Resident decode CTAs per SM (from the occupancy calculator).
@@ -279,19 +281,36 @@ pub fn combine_parts(num_merge: u32, sm_count: u32, head_dim: u32, requested: Op
 }
 
 /// m16 tiles per CTA (packed rows per CTA = 16 m_tiles) for a batch whose largest (request, kv
-/// head) has `max_rows` packed rows (new tokens x group): one up to 16 rows; else two up to 32
-/// rows, and four (the row-split `_w64` variants) past 32 when `row_split` allows them (See
-/// Note [row-split consumers] in docs/DESIGN.md). More rows per CTA read each (request, kv
-/// head)'s K/V fewer times. At head dim 256 only the row-split layouts hold more than 16 rows,
-/// at one CTA per SM, so they are taken only when `keys_fill` ([`keys_fill_sms`]); otherwise
-/// it stays one.
-pub fn m_tiles_for(max_rows: u32, head_dim: u32, row_split: bool, keys_fill: bool) -> u32 {
+/// head) has `max_rows` packed rows (new tokens x group) over K/V of `kv_elem_bytes` bytes per
+/// element: one up to 16 rows; else two up to 32 rows, and four (the row-split `_w64` variants,
+/// `_g64` on sm_90a at head dim 128) past 32 when `row_split` allows them (See Note [row-split
+/// consumers] in docs/DESIGN.md). More rows per CTA read each (request, kv head)'s K/V fewer
+/// times, which pays when the keys fill the SMs (`keys_fill`, [`keys_fill_sms`]). On a batch
+/// too short for that, the grid is latency-bound: a 64-row CTA runs a few tiles, each a
+/// dependent S -> softmax -> P·V chain of one warpgroup (1.15 us per tile over bf16, 1.7 over
+/// fp8 with the widening, docs/perf.md session 27), while 16-row CTAs are four times as many
+/// and their repeated K/V reads hit L2. So past 32 rows on a short batch: 16-bit K/V take one
+/// m tile, fp8 K/V two (each 16-row CTA would widen the same fp8 tiles again, and the fp8
+/// consumers are issue-bound). Measured in session 28 (docs/perf.md, change 95). At head dim
+/// 256 only the row-split layouts hold more than 16 rows, at one CTA per SM, so they are taken
+/// only when `keys_fill`; otherwise it stays one.
+pub fn m_tiles_for(
+    max_rows: u32,
+    head_dim: u32,
+    kv_elem_bytes: u32,
+    row_split: bool,
+    keys_fill: bool,
+) -> u32 {
     if max_rows <= M_TILE_ROWS || (head_dim > 128 && !(row_split && keys_fill)) {
         1
     } else if max_rows <= 2 * M_TILE_ROWS || !row_split {
         2
-    } else {
+    } else if keys_fill {
         4
+    } else if kv_elem_bytes == 1 {
+        2
+    } else {
+        1
     }
 }
 
@@ -516,7 +535,7 @@ pub fn plan(inp: &PlanInput) -> Plan {
     let max_rows = inp.q_lens.iter().map(|&q| q * group).max().unwrap_or(0);
     let m_tiles = inp.m_tiles.unwrap_or_else(|| {
         let fill = keys_fill_sms(batch_kv_tiles(inp.kv_lens, inp.kv_heads), inp.sm_count);
-        m_tiles_for(max_rows, inp.head_dim, true, fill)
+        m_tiles_for(max_rows, inp.head_dim, inp.kv_elem_bytes, true, fill)
     });
     let rows_per_block = M_TILE_ROWS * m_tiles;
     let max_block_rows = max_rows.min(rows_per_block);
@@ -968,6 +987,7 @@ mod tests {
             q_heads: qh,
             kv_heads: kvh,
             head_dim: 128,
+            kv_elem_bytes: 2,
             sm_count: 132,
             ctas_per_sm: 2,
             splits: Splits::Auto,
@@ -1097,14 +1117,20 @@ mod tests {
             (48, 256, false, 1),
         ] {
             assert_eq!(
-                m_tiles_for(rows, d, split, true),
+                m_tiles_for(rows, d, 2, split, true),
                 want,
                 "rows {rows}, d {d}, split {split}"
             );
         }
-        // Keys too few to fill the SMs: head dim 256 keeps 16-row CTAs, the others do not care.
-        assert_eq!(m_tiles_for(96, 256, true, false), 1);
-        assert_eq!(m_tiles_for(96, 128, true, false), 4);
+        // Keys too few to fill the SMs: head dim 256 keeps 16-row CTAs; past 32 rows the
+        // others take 16 (16-bit K/V) or 32 (fp8) rows; up to 32 rows nothing changes.
+        assert_eq!(m_tiles_for(96, 256, 2, true, false), 1);
+        assert_eq!(m_tiles_for(96, 128, 2, true, false), 1);
+        assert_eq!(m_tiles_for(48, 64, 2, true, false), 1);
+        assert_eq!(m_tiles_for(64, 128, 1, true, false), 2);
+        assert_eq!(m_tiles_for(32, 128, 2, true, false), 2);
+        assert_eq!(m_tiles_for(64, 128, 2, false, false), 2);
+        assert_eq!(m_tiles_for(64, 128, 1, true, true), 4);
         assert!(keys_fill_sms(4 * 132, 132) && !keys_fill_sms(4 * 132 - 1, 132));
     }
 

@@ -892,11 +892,10 @@ fn row_split(d: &Device) -> CaseResult {
         cycle_layout_case(&mut c, i, (q, kv), 9400);
         // The row-split kernels themselves (the wgmma test covers `_g64`).
         c.wgmma = Some(false);
-        if head_dim > 128 {
-            // Head dim 256 takes them automatically only for batches whose keys fill the SMs
-            // (`plan::keys_fill_sms`), longer than the reference should check here.
-            c.m_tiles = Some(if tag == "_w32," { 2 } else { 4 });
-        }
+        // Past 32 rows (and at head dim 256 past 16) the planner takes them only for batches
+        // whose keys fill the SMs (`plan::keys_fill_sms`, `plan::m_tiles_for`), longer than the
+        // reference should check here: pinned.
+        c.m_tiles = Some(if tag == "_w32," { 2 } else { 4 });
         if let Err(e) = run_case_expecting(d, &c, "the row-split kernel", |r| r.contains(tag)) {
             failures.push(format!("case {i}, row split: {e}"));
         }
@@ -922,8 +921,8 @@ fn row_split(d: &Device) -> CaseResult {
     all_passed(failures)
 }
 
-/// The wgmma consumer (`_g64`, sm_90a; See Note [wgmma consumer] in docs/DESIGN.md), chosen
-/// automatically: 33 to 128 packed rows per kv head, bf16 and f16,
+/// The wgmma consumer (`_g64`, sm_90a; See Note [wgmma consumer] in docs/DESIGN.md) at 64 rows
+/// per CTA (`m_tiles = Some(4)`): 33 to 128 packed rows per kv head, bf16 and f16,
 /// softcap, window, sinks, splits, page sizes 1-64, ragged lengths with an empty and a one-key
 /// request, against the reference. Skipped on other modules (the variant is sm_90a only).
 fn wgmma_consumer(d: &Device) -> CaseResult {
@@ -958,6 +957,9 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
             vec![0, 1, 97, 700 + 911 * i as u32],
         );
         cycle_layout_case(&mut c, i, (dt, kv), 9700);
+        // 64-row CTAs: the planner takes them only for batches whose keys fill the SMs
+        // (`plan::m_tiles_for`), longer than the reference should check here.
+        c.m_tiles = Some(4);
         if let Err(e) = run_case_expecting(d, &c, "the wgmma _g64 kernel", |r| r.contains("_g64,"))
         {
             failures.push(format!("case {i}: {e}"));
@@ -1015,6 +1017,16 @@ fn tma_tiles(d: &Device) -> CaseResult {
         c.sinks = i % 2 == 1;
         c.cluster_merge = i % 5 != 3;
         c.seed = 9900 + i as u64;
+        // The rows' layout as a batch whose keys fill the SMs gets it (`plan::m_tiles_for`):
+        // the `_g64` past 32 rows.
+        let rows = group as u32 * q_len;
+        c.m_tiles = Some(if rows <= 16 {
+            1
+        } else if rows <= 32 {
+            2
+        } else {
+            4
+        });
         let tag = format!("tma boxes of {},", page.min(64));
         let on = run_case_expecting(d, &c, "TMA tiles", |r| r.contains(&tag));
         c.tma = Some(false);
@@ -1850,7 +1862,7 @@ fn graph_replay(d: &Device) -> CaseResult {
 
 /// Graph capture and replay with `max_new_tokens` new tokens at most (the batches' new tokens
 /// are capped to it, and scaled by 4 from 8 up); 2 or fewer runs the narrow variant, 16 the
-/// row-split `_w64` one or, on sm_90a, the wgmma `_g64` one (checked), over HND pages.
+/// row-split `_w64` one or, on sm_90a, the wgmma `_g64` one (pinned, checked), over HND pages.
 fn graph_replay_with(
     d: &Device,
     tail: Option<ferroflash::TailSplit>,
@@ -1890,6 +1902,11 @@ fn graph_replay_with(
     }
     let narrow = max_new_tokens as usize * group <= 8;
     cfg.narrow_rows = Some(narrow);
+    if max_new_tokens as usize * group > 32 {
+        // 64-row CTAs: the planner takes them only when the capacity's keys fill the SMs
+        // (`plan::m_tiles_for`), more than this pool holds.
+        cfg.m_tiles = Some(4);
+    }
     let mut plan = DecodePlan::for_graphs(d, &cfg, cap).map_err(|e| e.to_string())?;
     if plan.kernel().ends_with("_m8") != narrow
         || (max_new_tokens as usize * group > 32)
