@@ -291,7 +291,7 @@ pub fn combine_parts(num_merge: u32, sm_count: u32, head_dim: u32, requested: Op
 /// fp8 with the widening, docs/perf.md session 27), while 16-row CTAs are four times as many
 /// and their repeated K/V reads hit L2. So past 32 rows on a short batch: 16-bit K/V take one
 /// m tile, fp8 K/V two (each 16-row CTA would widen the same fp8 tiles again, and the fp8
-/// consumers are issue-bound). Measured in session 28 (docs/perf.md, change 95). At head dim
+/// consumers are issue-bound). Measured in session 28 (docs/perf.md, change 96). At head dim
 /// 256 only the row-split layouts hold more than 16 rows, at one CTA per SM, so they are taken
 /// only when `keys_fill`; otherwise it stays one.
 pub fn m_tiles_for(

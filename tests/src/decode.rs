@@ -1017,16 +1017,14 @@ fn tma_tiles(d: &Device) -> CaseResult {
         c.sinks = i % 2 == 1;
         c.cluster_merge = i % 5 != 3;
         c.seed = 9900 + i as u64;
-        // The rows' layout as a batch whose keys fill the SMs gets it (`plan::m_tiles_for`):
-        // the `_g64` past 32 rows.
-        let rows = group as u32 * q_len;
-        c.m_tiles = Some(if rows <= 16 {
-            1
-        } else if rows <= 32 {
-            2
-        } else {
-            4
-        });
+        // The rows' layout as a batch whose keys fill the SMs gets it (the `_g64` past 32 rows).
+        c.m_tiles = Some(ferroflash::plan::m_tiles_for(
+            group as u32 * q_len,
+            head_dim as u32,
+            kv.bytes() as u32,
+            true,
+            true,
+        ));
         let tag = format!("tma boxes of {},", page.min(64));
         let on = run_case_expecting(d, &c, "TMA tiles", |r| r.contains(&tag));
         c.tma = Some(false);
