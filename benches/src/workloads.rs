@@ -179,4 +179,10 @@ mod sweep_tests {
     fn random_file_parses() {
         assert_valid_and_unique(include_str!("../workloads-random.toml"), 44);
     }
+
+    /// The short and under-filled batches of sessions 26-28: 25.
+    #[test]
+    fn short_file_parses() {
+        assert_valid_and_unique(include_str!("../workloads-short.toml"), 25);
+    }
 }
