@@ -112,6 +112,8 @@ pub mod decode {
         Variant { wgmma: true, ..v("ff_decode_bf16_e5m2kv_d128_g64", Bf16, E5m2, Bf16, 128, 4, 4, false) },
         Variant { wgmma: true, ..v("ff_decode_f16_e4m3kv_d128_g64", F16, E4m3, F16, 128, 4, 4, false) },
         Variant { wgmma: true, ..v("ff_decode_f16_e5m2kv_d128_g64", F16, E5m2, F16, 128, 4, 4, false) },
+        Variant { wgmma: true, ..v("ff_decode_bf16_d256_g64", Bf16, Bf16, Bf16, 256, 4, 4, false) },
+        Variant { wgmma: true, ..v("ff_decode_f16_d256_g64", F16, F16, F16, 256, 4, 4, false) },
         v("ff_decode_bf16_d64_m16", Bf16, Bf16, Bf16, 64, 1, 1, false),
         v("ff_decode_bf16_d64_m8", Bf16, Bf16, Bf16, 64, 1, 1, true),
         v("ff_decode_bf16_d64_m32", Bf16, Bf16, Bf16, 64, 2, 1, false),

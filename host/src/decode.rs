@@ -113,7 +113,8 @@ pub struct DecodeConfig {
     /// automatic (on); `Some(false)`: the `_m32` kernels, and at most 32 rows per CTA.
     pub row_split: Option<bool>,
     /// The wgmma consumer (`_g64`, See Note [wgmma consumer] in docs/DESIGN.md) for 64-row
-    /// CTAs over 16-bit K/V at head dim 128 on the sm_90a module, in place of `_w64`: `None`
+    /// CTAs under a 16-bit Q on the sm_90a module (head dim 128 over 16-bit or fp8 K/V, head
+    /// dim 256 over 16-bit K/V), in place of `_w64`: `None`
     /// (default) = automatic (on where it applies), `Some(true)` the same, `Some(false)` off.
     pub wgmma: Option<bool>,
     /// K/V tiles by TMA tensor maps (See Note [TMA tiles] in docs/DESIGN.md) on the sm_90a
@@ -974,8 +975,9 @@ impl DecodePlan {
         let row_groups = cfg.row_groups_for(m_tiles);
         let wgmma = cfg.wgmma != Some(false)
             && dev.arch() == crate::ModuleArch::Sm90a
-            && (m_tiles, row_groups, cfg.head_dim) == (4, 4, 128)
-            && (cfg.operand_types().1.bytes() == 2 || cfg.operand_types().0.bytes() == 2);
+            && (m_tiles, row_groups) == (4, 4)
+            && cfg.operand_types().0.bytes() == 2
+            && (cfg.head_dim == 128 || (cfg.head_dim == 256 && cfg.operand_types().1.bytes() == 2));
         let name = kernel_name(cfg, m_tiles, row_groups, narrow, wgmma);
         let geo = if wgmma {
             geometry_wgmma(cfg.head_dim, cfg.operand_types().1.bytes())

@@ -922,7 +922,7 @@ fn row_split(d: &Device) -> CaseResult {
 }
 
 /// The wgmma consumer (`_g64`, sm_90a; See Note [wgmma consumer] in docs/DESIGN.md) at 64 rows
-/// per CTA (`m_tiles = Some(4)`): 33 to 128 packed rows per kv head, bf16 and f16,
+/// per CTA (`m_tiles = Some(4)`), head dims 128 and 256: 33 to 128 packed rows per kv head, bf16 and f16,
 /// softcap, window, sinks, splits, page sizes 1-64, ragged lengths with an empty and a one-key
 /// request, against the reference. Skipped on other modules (the variant is sm_90a only).
 fn wgmma_consumer(d: &Device) -> CaseResult {
@@ -931,26 +931,32 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
             "the wgmma variants are in the sm_90a module only".into(),
         ));
     }
-    // (page, group, new tokens, Q type, K/V type): 16-bit K/V, and fp8 K/V under 16-bit Q
-    // (each stage widened to f16 in shared memory before the wgmma).
+    // (head dim, page, group, new tokens, Q type, K/V type): 16-bit K/V at head dims 128 and
+    // 256, and fp8 K/V under 16-bit Q at 128 (each stage widened to f16 in shared memory
+    // before the wgmma).
     let cases = [
-        (16, 8, 8, DType::Bf16, DType::Bf16),
-        (3, 4, 16, DType::F16, DType::F16),
-        (64, 12, 3, DType::Bf16, DType::Bf16),
-        (1, 8, 16, DType::Bf16, DType::Bf16),
-        (16, 7, 5, DType::F16, DType::F16),
-        (24, 16, 4, DType::Bf16, DType::Bf16),
-        (16, 8, 8, DType::Bf16, DType::E4m3),
-        (3, 4, 16, DType::Bf16, DType::E5m2),
-        (1, 12, 3, DType::F16, DType::E4m3),
-        (64, 7, 5, DType::F16, DType::E5m2),
-        (16, 16, 4, DType::Bf16, DType::E4m3),
-        (24, 8, 16, DType::Bf16, DType::E4m3),
+        (128, 16, 8, 8, DType::Bf16, DType::Bf16),
+        (128, 3, 4, 16, DType::F16, DType::F16),
+        (128, 64, 12, 3, DType::Bf16, DType::Bf16),
+        (128, 1, 8, 16, DType::Bf16, DType::Bf16),
+        (128, 16, 7, 5, DType::F16, DType::F16),
+        (128, 24, 16, 4, DType::Bf16, DType::Bf16),
+        (128, 16, 8, 8, DType::Bf16, DType::E4m3),
+        (128, 3, 4, 16, DType::Bf16, DType::E5m2),
+        (128, 1, 12, 3, DType::F16, DType::E4m3),
+        (128, 64, 7, 5, DType::F16, DType::E5m2),
+        (128, 16, 16, 4, DType::Bf16, DType::E4m3),
+        (128, 24, 8, 16, DType::Bf16, DType::E4m3),
+        (256, 16, 8, 8, DType::Bf16, DType::Bf16),
+        (256, 3, 4, 16, DType::F16, DType::F16),
+        (256, 64, 12, 3, DType::Bf16, DType::Bf16),
+        (256, 1, 16, 4, DType::Bf16, DType::Bf16),
+        (256, 24, 7, 5, DType::F16, DType::F16),
     ];
     let mut failures = Vec::new();
-    for (i, (page, group, q_len, dt, kv)) in cases.into_iter().enumerate() {
+    for (i, (head_dim, page, group, q_len, dt, kv)) in cases.into_iter().enumerate() {
         let mut c = base(
-            128,
+            head_dim,
             page,
             group,
             q_len,
@@ -999,6 +1005,9 @@ fn tma_tiles(d: &Device) -> CaseResult {
         (128, 32, 4, 8, Bf16, E5m2, Splits::Fixed(2)),
         (128, 16, 12, 3, F16, E4m3, Splits::Auto),
         (128, 64, 16, 2, E5m2, E5m2, Splits::Fixed(4)),
+        (256, 16, 8, 8, Bf16, Bf16, Splits::Auto),
+        (256, 64, 4, 16, F16, F16, Splits::Fixed(3)),
+        (256, 32, 16, 4, Bf16, Bf16, Splits::Fixed(2)),
     ];
     let mut failures = Vec::new();
     for (i, (head_dim, page, group, q_len, dt, kv, splits)) in cases.into_iter().enumerate() {

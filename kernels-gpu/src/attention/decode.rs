@@ -112,7 +112,7 @@ pub unsafe fn decode_cta<
         assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0 && NJ == 2 * RG && KG * RG == CONSUMER_WARPS as usize);
         assert!(!NARROW || (MT == 1 && RG == 1));
     };
-    const { assert!(!WG || (MT == 1 && RG == 4 && !NARROW && D == 128 && O::Q::ELEM_BYTES == 2)) };
+    const { assert!(!WG || (MT == 1 && RG == 4 && !NARROW && O::Q::ELEM_BYTES == 2 && (D == 128 || (D == 256 && O::K::ELEM_BYTES == 2)))) };
     let geo = if WG { geometry_wgmma(D as u32, O::K::ELEM_BYTES) } else { geometry_rows(D as u32, O::K::ELEM_BYTES, (MT * RG) as u32, RG as u32, NARROW) };
     debug_assert!(geo.stages == STAGES as u32);
     let t_entry = global_timer_ns();
@@ -955,10 +955,12 @@ unsafe fn online_softmax_case<EV: Elem16, const NJ: usize, const RK: usize, cons
 
 /// The wgmma consumer (`_g64`, sm_90a; See Note [wgmma consumer] in docs/DESIGN.md): the four
 /// consumer warps are one warpgroup over 64 rows (warp `w` holds rows `16 w ..` of every
-/// fragment) and all 64 keys of every tile. Per tile: S = Q·Kᵀ by eight `wgmma m64n64k16` with
-/// Q and K K-major from shared memory, the online softmax of the row-split consumer on the
+/// fragment) and all 64 keys of every tile. Per tile: S = Q·Kᵀ by `D / 16` `wgmma m64n64k16`
+/// with Q and K K-major from shared memory, the online softmax of the row-split consumer on the
 /// accumulator (its n-chunk `j` is the row-split consumer's key n-tile `j`), then O += P·V by
-/// four `wgmma m64n128k16` with P from registers and V N-major. Over 16-bit K/V both wait for
+/// four `wgmma m64n128k16` per 128 head dims (O as one or two n128 accumulators, 64 or 128
+/// registers) with P from registers and V N-major. Head dim 256 is 16-bit K/V only (one CTA
+/// per SM: a 64 KiB stage, 32 KiB of Q). Over 16-bit K/V both wait for
 /// completion before the stage is released. Over fp8 K/V the stage is released once widened,
 /// and tile t's P·V stays in flight while the consumers widen tile t + 1 (into the other V
 /// tile) and issue its S; one `wait_group 0` completes both.
@@ -976,7 +978,10 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
     let xf: [ScoreTransform; 2] = core::array::from_fn(|h| unsafe { rs.transform::<O>(b, row_of(h)) });
     let mask: [RowMask; 2] = core::array::from_fn(|h| rs.mask(p, b, row_of(h)));
     let block = b.geo.column_block_bytes();
-    let mut o: WgmmaAccM64N128 = [0.0; 64];
+    // O in n128 halves: half `h` holds head dims `128 h ..` (one at head dim 128, two at 256).
+    // (`o1` is dead at head dim 128; every use is under `D == 256`, so it takes no registers.)
+    let mut o0: WgmmaAccM64N128 = [0.0; 64];
+    let mut o1: WgmmaAccM64N128 = [0.0; 64];
     let mut m_run = [f32::NEG_INFINITY; 2];
     let mut l_run = [0f32; 2];
 
@@ -1007,7 +1012,7 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
         // fenced; both descriptors describe 1024-aligned 64 x 256-byte tiles of the plan.
         unsafe {
             wgmma_fence();
-            for kk in 0..KS_WG {
+            for kk in 0..D as u32 / 16 {
                 let at = (kk / 4) * block + (kk % 4) * 32;
                 O::EQ::wgmma_ss(&mut s, wgmma_desc_sw128(s_q.base.byte_add(at), 16, 1024), wgmma_desc_sw128(k_tile.base.byte_add(at), 16, 1024), kk > 0);
             }
@@ -1016,7 +1021,10 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
             wgmma_wait_group::<0>();
         }
         pin_f32_registers(&mut s);
-        pin_f32_registers(&mut o);
+        pin_f32_registers(&mut o0);
+        if D == 256 {
+            pin_f32_registers(&mut o1);
+        }
         // Online softmax, as the row-split consumer with eight key n-tiles (the accumulator's
         // n-chunks).
         let (tile_key0, needs_mask) = rs.tile_mask_test(p, b, t);
@@ -1024,9 +1032,13 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
         // SAFETY: full warp.
         let pf = unsafe {
             online_softmax::<O::EV, 8, 4>(&mut sc, tile_key0, needs_mask, quad.t, &xf, &mask, &mut m_run, &mut l_run, |h, alpha| {
-                for n in 0..NT {
-                    o[4 * n + 2 * h] *= alpha;
-                    o[4 * n + 2 * h + 1] *= alpha;
+                for n in 0..16 {
+                    o0[4 * n + 2 * h] *= alpha;
+                    o0[4 * n + 2 * h + 1] *= alpha;
+                    if D == 256 {
+                        o1[4 * n + 2 * h] *= alpha;
+                        o1[4 * n + 2 * h + 1] *= alpha;
+                    }
                 }
             })
         };
@@ -1034,7 +1046,13 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
         unsafe {
             wgmma_fence();
             for (r, a) in pf.iter().enumerate() {
-                O::EV::wgmma_rs_tb(&mut o, *a, wgmma_desc_sw128(v_tile.base.byte_add(2048 * r as u32), block, 1024));
+                O::EV::wgmma_rs_tb(&mut o0, *a, wgmma_desc_sw128(v_tile.base.byte_add(2048 * r as u32), block, 1024));
+            }
+            if D == 256 {
+                // Head dims 128 .. 256: V's column blocks 2 and 3.
+                for (r, a) in pf.iter().enumerate() {
+                    O::EV::wgmma_rs_tb(&mut o1, *a, wgmma_desc_sw128(v_tile.base.byte_add(2 * block + 2048 * r as u32), block, 1024));
+                }
             }
             wgmma_commit_group();
             if O::K::ELEM_BYTES == 2 {
@@ -1042,7 +1060,10 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
             }
         }
         if O::K::ELEM_BYTES == 2 {
-            pin_f32_registers(&mut o);
+            pin_f32_registers(&mut o0);
+            if D == 256 {
+                pin_f32_registers(&mut o1);
+            }
             // SAFETY: this thread's reads of the stage are done (the wgmma group completed).
             unsafe { release_tile::<STAGES>(b, mbar, t) };
         }
@@ -1057,13 +1078,16 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
         // SAFETY: the consumer warpgroup in uniform flow: the last tile's P·V (the merge
         // scratch reuses the 16-bit tiles).
         unsafe { wgmma_wait_group::<0>() };
-        pin_f32_registers(&mut o);
+        pin_f32_registers(&mut o0);
     }
     if tid == 0 {
         // SAFETY: the host sized the timeline for the grid (or passed none).
         unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::LoopEnd, global_timer_ns()) };
     }
-    let acc: [[[f32; 4]; NT]; 1] = [core::array::from_fn(|n| [o[4 * n], o[4 * n + 1], o[4 * n + 2], o[4 * n + 3]])];
+    let acc: [[[f32; 4]; NT]; 1] = [core::array::from_fn(|n| {
+        let (oh, j) = if n < 16 { (&o0, n) } else { (&o1, n - 16) };
+        [oh[4 * j], oh[4 * j + 1], oh[4 * j + 2], oh[4 * j + 3]]
+    })];
     // SAFETY: forwarded.
     unsafe { merge_and_store::<O, D, NT, 1, 1, true>(p, b, 0, row_base, &acc, &[m_run], &[l_run]) };
 }
@@ -1116,10 +1140,6 @@ unsafe fn widen_stage<O: Operands, const D: usize, const STAGES: usize>(
     unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
     (k16, v16)
 }
-
-/// k16 steps of S = Q·Kᵀ at head dim 128 (the wgmma consumer).
-#[cfg(target_feature = "sm_90a")]
-const KS_WG: u32 = 8;
 
 /// The consumer of a narrow variant: at most 8 real packed rows per CTA (See Note [narrow
 /// rows] in docs/DESIGN.md). Both GEMMs run with swapped operands, keys (for S) and head dims

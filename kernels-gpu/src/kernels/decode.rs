@@ -104,6 +104,8 @@ decode_entry!(ff_decode_bf16_e4m3kv_d128_g64, Bf16E4m3Kv, 128, wgmma);
 decode_entry!(ff_decode_bf16_e5m2kv_d128_g64, Bf16E5m2Kv, 128, wgmma);
 decode_entry!(ff_decode_f16_e4m3kv_d128_g64, F16E4m3Kv, 128, wgmma);
 decode_entry!(ff_decode_f16_e5m2kv_d128_g64, F16E5m2Kv, 128, wgmma);
+decode_entry!(ff_decode_bf16_d256_g64, Bf16Ops, 256, wgmma);
+decode_entry!(ff_decode_f16_d256_g64, F16Ops, 256, wgmma);
 decode_entry!(ff_decode_bf16_d64_m16, Bf16Ops, 64, 1);
 decode_entry!(ff_decode_bf16_d64_m8, Bf16Ops, 64, 1, true);
 decode_entry!(ff_decode_bf16_d64_m32, Bf16Ops, 64, 2);
