@@ -381,7 +381,13 @@ pub const fn geometry_wgmma(head_dim: u32, kv_elem_bytes: u32) -> DecodeGeometry
     let g = geometry_rows(head_dim, kv_elem_bytes, 4, 4, false);
     DecodeGeometry {
         wgmma: true,
-        stages: if kv_elem_bytes == 1 { 2 } else { g.stages },
+        stages: if kv_elem_bytes == 1 {
+            2
+        } else if head_dim == 256 {
+            3
+        } else {
+            g.stages
+        },
         ..g
     }
 }
@@ -402,6 +408,8 @@ const _: () = assert!(KV_TILE_TOKENS.is_multiple_of(CONSUMER_WARPS * 16));
 const _: () = assert!(geometry(128, 2, 1, false).smem().total_bytes <= 110 * 1024);
 const _: () = assert!(geometry(256, 2, 1, false).smem().total_bytes <= 227 * 1024);
 const _: () = assert!(geometry(128, 1, 2, false).smem().total_bytes <= 110 * 1024);
+// The head-dim-256 wgmma variant: three 64 KiB stages and 32 KiB of Q, one CTA per SM.
+const _: () = assert!(geometry_wgmma(256, 2).smem().total_bytes <= 227 * 1024);
 // Row-split variants: two CTAs per SM (228 KiB, 1 KiB reserved per CTA) at every element size.
 const _: () = {
     let dims = [64, 128];
