@@ -124,6 +124,9 @@ struct Resources {
     spill_bytes: u32,
     stack_bytes: u32,
     smem_bytes: u32,
+    /// ptxas serialised the entry's `wgmma` pipeline (info C7514: a non-wgmma instruction
+    /// touches an accumulator between issue and wait), i.e. every wgmma waits for the last.
+    wgmma_serialized: bool,
 }
 
 /// Run `ptxas -v` on a module and parse the per-entry resource lines.
@@ -165,8 +168,13 @@ fn parse_ptxas_log(log: &str) -> BTreeMap<String, Resources> {
         let i = line.find(unit)?;
         line[..i].split_whitespace().last()?.parse().ok()
     };
+    let mut serialized = Vec::new();
     for line in log.lines() {
-        if let Some(i) = line.find("Compiling entry function '") {
+        if line.contains("wgmma.mma_async instructions are serialized") {
+            if let Some(i) = line.find("in the function '") {
+                serialized.extend(line[i + 17..].split('\'').next().map(str::to_string));
+            }
+        } else if let Some(i) = line.find("Compiling entry function '") {
             let rest = &line[i + 26..];
             current = rest.split('\'').next().map(str::to_string);
             map.insert(current.clone().unwrap(), Resources::default());
@@ -184,6 +192,9 @@ fn parse_ptxas_log(log: &str) -> BTreeMap<String, Resources> {
                 r.smem_bytes = num_before(line, "bytes smem").unwrap_or(0);
             }
         }
+    }
+    for name in serialized {
+        map.entry(name).or_default().wgmma_serialized = true;
     }
     map
 }
@@ -321,6 +332,12 @@ fn cmd_report(root: &Path, args: &[String]) -> Result<(), String> {
                     arch.name(),
                     r.spill_bytes,
                     r.stack_bytes
+                ));
+            }
+            if r.wgmma_serialized {
+                problems.push(format!(
+                    "{} {entry}: ptxas serialised its wgmma pipeline (C7514: an accumulator is touched between issue and wait)",
+                    arch.name()
                 ));
             }
             if c[2] > 0 && arch != Arch::Sm90a {
@@ -494,10 +511,28 @@ ptxas info    : Function properties for _RNvNtCsbSE61zFgCyu_4core9panicking9pani
     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
 ";
         let m = parse_ptxas_log(log);
+        assert!(!m["a"].wgmma_serialized && !m["b"].wgmma_serialized);
         assert_eq!(m["a"].spill_bytes + m["a"].stack_bytes, 0);
         assert_eq!(
             (m["b"].stack_bytes, m["b"].spill_bytes, m["b"].registers),
             (16, 36, 96)
         );
+    }
+
+    /// ptxas 13.0's serialisation notice, printed before the entry's own lines.
+    #[test]
+    fn ptxas_log_wgmma_serialisation_is_read() {
+        let log = "\
+ptxas info    : (C7514) Potential Performance Loss: wgmma.mma_async instructions are serialized due to non wgmma instructions reading accumulator registers of  a wgmma between start and end of the pipeline stage in the function 'g'
+ptxas info    : Compiling entry function 'g' for 'sm_90a'
+ptxas info    : Function properties for g
+    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+ptxas info    : Used 238 registers, used 16 barriers
+ptxas info    : Compiling entry function 'h' for 'sm_90a'
+ptxas info    : Used 96 registers, used 16 barriers
+";
+        let m = parse_ptxas_log(log);
+        assert!(m["g"].wgmma_serialized && !m["h"].wgmma_serialized);
+        assert_eq!(m["g"].registers, 238);
     }
 }
