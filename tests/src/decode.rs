@@ -922,9 +922,9 @@ fn row_split(d: &Device) -> CaseResult {
 }
 
 /// The wgmma consumer (`_g64`, sm_90a; See Note [wgmma consumer] in docs/DESIGN.md) at 64 rows
-/// per CTA (`m_tiles = Some(4)`), head dims 128 and 256: 33 to 128 packed rows per kv head, bf16 and f16,
-/// softcap, window, sinks, splits, page sizes 1-64, ragged lengths with an empty and a one-key
-/// request, against the reference. Skipped on other modules (the variant is sm_90a only).
+/// per CTA (`m_tiles = Some(4)`), head dims 128 and 256: 33 to 128 packed rows per kv head,
+/// bf16 and f16, softcap, window, sinks, splits, page sizes 1-64, ragged lengths with an empty
+/// and a one-key request, against the reference. Skipped on other modules (the variant is sm_90a only).
 fn wgmma_consumer(d: &Device) -> CaseResult {
     if d.arch() != ferroflash::ModuleArch::Sm90a {
         return Ok(Outcome::Skip(
