@@ -283,18 +283,17 @@ pub fn combine_parts(num_merge: u32, sm_count: u32, head_dim: u32, requested: Op
 /// m16 tiles per CTA (packed rows per CTA = 16 m_tiles) for a batch whose largest (request, kv
 /// head) has `max_rows` packed rows (new tokens x group) over K/V of `kv_elem_bytes` bytes per
 /// element: one up to 16 rows; else two up to 32 rows, and four (the row-split `_w64` variants,
-/// `_g64` on sm_90a at head dim 128, and at 256 over 16-bit K/V) past 32 when `row_split`
-/// allows them (See Note [row-split consumers] in docs/DESIGN.md). More rows per CTA read each
-/// (request, kv head)'s K/V fewer times, which pays when the keys fill the SMs (`keys_fill`,
-/// [`keys_fill_sms`]). On a batch too short for that, the grid is latency-bound: a 64-row CTA
-/// runs a few tiles, each a
-/// dependent S -> softmax -> P·V chain of one warpgroup (1.15 us per tile over bf16, 1.7 over
-/// fp8 with the widening, docs/perf.md session 27), while 16-row CTAs are four times as many
-/// and their repeated K/V reads hit L2. So past 32 rows on a short batch: 16-bit K/V take one
-/// m tile, fp8 K/V two (each 16-row CTA would widen the same fp8 tiles again, and the fp8
-/// consumers are issue-bound). Measured in session 28 (docs/perf.md, change 96). At head dim
-/// 256 only the row-split layouts hold more than 16 rows, at one CTA per SM, so they are taken
-/// only when `keys_fill`; otherwise it stays one.
+/// `_g64` on sm_90a at head dim 128, and at 256 over 16-bit K/V) past 32 when `row_split` allows
+/// them (See Note [row-split consumers] in docs/DESIGN.md). More rows per CTA read each (request,
+/// kv head)'s K/V fewer times, which pays when the keys fill the SMs (`keys_fill`,
+/// [`keys_fill_sms`]). On a batch too short for that, the grid is latency-bound: a 64-row CTA runs
+/// a few tiles, each a dependent S -> softmax -> P·V chain of one warpgroup (1.15 us per tile over
+/// bf16, 1.7 over fp8 with the widening, docs/perf.md session 27), while 16-row CTAs are four times
+/// as many and their repeated K/V reads hit L2. So past 32 rows on a short batch: 16-bit K/V take
+/// one m tile, fp8 K/V two (each 16-row CTA would widen the same fp8 tiles again, and the fp8
+/// consumers are issue-bound). Measured in session 28 (docs/perf.md, change 96). At head dim 256
+/// only the row-split layouts hold more than 16 rows, at one CTA per SM, so they are taken only
+/// when `keys_fill`; otherwise it stays one.
 pub fn m_tiles_for(
     max_rows: u32,
     head_dim: u32,
