@@ -716,6 +716,23 @@ pub struct DecodeTensors<'a, Q, KV = Q, O = Q> {
     pub v_scale: Option<&'a CudaSlice<f32>>,
 }
 
+/// Whether 64-row CTAs of `cfg` run the wgmma consumer (`_g64`, See Note [wgmma consumer] in
+/// docs/DESIGN.md) on module `arch`: sm_90a, 64 rows in four row groups, a 16-bit Q, and head
+/// dim 128 (16-bit or fp8 K/V) or 256 (16-bit K/V), unless `DecodeConfig::wgmma` is off.
+fn wgmma_variant(
+    arch: crate::ModuleArch,
+    cfg: &DecodeConfig,
+    m_tiles: u32,
+    row_groups: u32,
+) -> bool {
+    let (q, kv, _) = cfg.operand_types();
+    cfg.wgmma != Some(false)
+        && arch == crate::ModuleArch::Sm90a
+        && (m_tiles, row_groups) == (4, 4)
+        && q.bytes() == 2
+        && (cfg.head_dim == 128 || (cfg.head_dim == 256 && kv.bytes() == 2))
+}
+
 fn kernel_name(
     cfg: &DecodeConfig,
     m_tiles: u32,
@@ -973,11 +990,7 @@ impl DecodePlan {
         narrow: bool,
     ) -> Result<(&'static str, LaunchDims, u32, u32)> {
         let row_groups = cfg.row_groups_for(m_tiles);
-        let wgmma = cfg.wgmma != Some(false)
-            && dev.arch() == crate::ModuleArch::Sm90a
-            && (m_tiles, row_groups) == (4, 4)
-            && cfg.operand_types().0.bytes() == 2
-            && (cfg.head_dim == 128 || (cfg.head_dim == 256 && cfg.operand_types().1.bytes() == 2));
+        let wgmma = wgmma_variant(dev.arch(), cfg, m_tiles, row_groups);
         let name = kernel_name(cfg, m_tiles, row_groups, narrow, wgmma);
         let geo = if wgmma {
             geometry_wgmma(cfg.head_dim, cfg.operand_types().1.bytes())
@@ -1558,6 +1571,53 @@ mod tests {
             page_indptr: pi,
             page_indices: idx,
         }
+    }
+
+    /// Every mode and head dim at 64 rows per CTA: the wgmma rule picks `_g64` exactly where
+    /// the sm_90a module has one, and `_w64` otherwise (`kernel_name` finds both).
+    #[test]
+    fn wgmma_rule_matches_the_variants() {
+        use crate::ModuleArch::{Sm80, Sm90a};
+        let mut checked = 0;
+        for head_dim in [64, 128, 256] {
+            for dtype in [Dtype16::Bf16, Dtype16::F16] {
+                for kv_fp8 in [None, Some(Fp8Format::E4m3), Some(Fp8Format::E5m2)] {
+                    for &q_fp8 in if kv_fp8.is_some() {
+                        &[false, true][..]
+                    } else {
+                        &[false]
+                    } {
+                        let mut c = cfg();
+                        (c.head_dim, c.dtype, c.kv_fp8, c.q_fp8) = (head_dim, dtype, kv_fp8, q_fp8);
+                        if c.validate().is_err() {
+                            continue; // all-FP8 with an f16 output has no kernels
+                        }
+                        let (q, kv, out) = c.operand_types();
+                        let has_g64 = names::VARIANTS.iter().any(|v| {
+                            v.wgmma && (v.q, v.kv, v.out, v.head_dim) == (q, kv, out, head_dim)
+                        });
+                        assert_eq!(wgmma_variant(Sm90a, &c, 4, 4), has_g64, "{c:?}");
+                        assert!(!wgmma_variant(Sm80, &c, 4, 4) && !wgmma_variant(Sm90a, &c, 2, 2));
+                        let name = kernel_name(&c, 4, 4, false, has_g64);
+                        assert!(
+                            name.ends_with(if has_g64 { "_g64" } else { "_w64" }),
+                            "{name}"
+                        );
+                        c.wgmma = Some(false);
+                        assert!(!wgmma_variant(Sm90a, &c, 4, 4));
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        // Per head dim: bf16 and f16 over 16-bit, e4m3 and e5m2 K/V, and bf16-output all-FP8.
+        assert_eq!(checked, 3 * 8);
+        let d256: Vec<&str> = names::VARIANTS
+            .iter()
+            .filter(|v| v.wgmma && v.head_dim == 256)
+            .map(|v| v.name)
+            .collect();
+        assert_eq!(d256, ["ff_decode_bf16_d256_g64", "ff_decode_f16_d256_g64"]);
     }
 
     #[test]

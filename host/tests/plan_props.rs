@@ -116,7 +116,11 @@ fn run(b: &Batch) -> (Plan, Vec<u32>, Vec<u32>) {
         kv_heads: b.kv_heads,
         head_dim: b.head_dim,
         // The element size only steers the automatic m tiles (the properties hold for any).
-        kv_elem_bytes: if b.kv_lens.len() % 2 == 0 { 2 } else { 1 },
+        kv_elem_bytes: if b.kv_lens.len().is_multiple_of(2) {
+            2
+        } else {
+            1
+        },
         sm_count: b.sm_count,
         ctas_per_sm: b.ctas_per_sm,
         splits: b.splits,
