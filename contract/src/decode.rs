@@ -392,6 +392,14 @@ pub const fn geometry_wgmma(head_dim: u32, kv_elem_bytes: u32) -> DecodeGeometry
     }
 }
 
+/// Whether the wgmma consumer (`_g64`, 64 rows per CTA, sm_90a) exists for head dim
+/// `head_dim` with `q_elem_bytes`-byte Q and `kv_elem_bytes`-byte K/V elements: a 16-bit Q, and
+/// head dim 128 (16-bit or fp8 K/V) or 256 (16-bit K/V: an fp8 stage widened to 16 bits would
+/// need three more 32 KiB tiles). The host's choice and the kernels' const check both ask it.
+pub const fn wgmma_supported(head_dim: u32, q_elem_bytes: u32, kv_elem_bytes: u32) -> bool {
+    q_elem_bytes == 2 && (head_dim == 128 || (head_dim == 256 && kv_elem_bytes == 2))
+}
+
 /// Whether (m tiles, row groups, narrow) names a decode layout the kernels implement: the
 /// key-split layouts (one row group: 16 rows, 32 rows at head dim <= 128, narrow 8 rows) and
 /// the row-split ones (one m16 tile per warp: 32 or 64 rows; at head dim 256 one CTA per SM).

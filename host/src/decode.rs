@@ -38,8 +38,8 @@ use crate::plan::{plan, Plan, PlanInput};
 pub use crate::plan::{Balance, Splits, TailSplit};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use ferroflash_contract::decode::{
-    combine_smem_bytes, geometry_rows, geometry_wgmma, layout_supported, COMBINE_THREADS,
-    KV_TILE_TOKENS, MAX_CLUSTER_SPLITS, M_TILE_ROWS,
+    combine_smem_bytes, geometry_rows, geometry_wgmma, layout_supported, wgmma_supported,
+    COMBINE_THREADS, KV_TILE_TOKENS, MAX_CLUSTER_SPLITS, M_TILE_ROWS,
 };
 use ferroflash_contract::names::decode as names;
 pub use ferroflash_contract::names::Elem;
@@ -717,8 +717,8 @@ pub struct DecodeTensors<'a, Q, KV = Q, O = Q> {
 }
 
 /// Whether 64-row CTAs of `cfg` run the wgmma consumer (`_g64`, See Note [wgmma consumer] in
-/// docs/DESIGN.md) on module `arch`: sm_90a, 64 rows in four row groups, a 16-bit Q, and head
-/// dim 128 (16-bit or fp8 K/V) or 256 (16-bit K/V), unless `DecodeConfig::wgmma` is off.
+/// docs/DESIGN.md) on module `arch`: sm_90a, 64 rows in four row groups, and a mode the
+/// consumer exists for ([`wgmma_supported`]), unless `DecodeConfig::wgmma` is off.
 fn wgmma_variant(
     arch: crate::ModuleArch,
     cfg: &DecodeConfig,
@@ -729,8 +729,7 @@ fn wgmma_variant(
     cfg.wgmma != Some(false)
         && arch == crate::ModuleArch::Sm90a
         && (m_tiles, row_groups) == (4, 4)
-        && q.bytes() == 2
-        && (cfg.head_dim == 128 || (cfg.head_dim == 256 && kv.bytes() == 2))
+        && wgmma_supported(cfg.head_dim, q.bytes(), kv.bytes())
 }
 
 fn kernel_name(

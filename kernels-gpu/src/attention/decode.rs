@@ -112,7 +112,7 @@ pub unsafe fn decode_cta<
         assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0 && NJ == 2 * RG && KG * RG == CONSUMER_WARPS as usize);
         assert!(!NARROW || (MT == 1 && RG == 1));
     };
-    const { assert!(!WG || (MT == 1 && RG == 4 && !NARROW && O::Q::ELEM_BYTES == 2 && (D == 128 || (D == 256 && O::K::ELEM_BYTES == 2)))) };
+    const { assert!(!WG || (MT == 1 && RG == 4 && !NARROW && wgmma_supported(D as u32, O::Q::ELEM_BYTES, O::K::ELEM_BYTES))) };
     let geo = if WG { geometry_wgmma(D as u32, O::K::ELEM_BYTES) } else { geometry_rows(D as u32, O::K::ELEM_BYTES, (MT * RG) as u32, RG as u32, NARROW) };
     debug_assert!(geo.stages == STAGES as u32);
     let t_entry = global_timer_ns();
