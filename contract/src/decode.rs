@@ -15,8 +15,34 @@ pub const MAX_PRODUCER_WARPS: u32 = 4;
 /// Tiles ahead of its use that the producer loads a page-table entry (See Note [page-table
 /// prefetch] in docs/DESIGN.md).
 pub const PAGE_ID_LEAD: usize = 4;
-/// Bytes of one load warp's page-id ring (see [`DecodeSmemPlan::page_ids_offset`]).
-pub const PAGE_ID_RING_BYTES_PER_WARP: u32 = PAGE_ID_LEAD as u32 * 2 * 32 * 4;
+
+/// u32 per lane and tile in load warp `load_warp`'s page-id ring (See
+/// [`DecodeSmemPlan::page_ids_offset`]): one per 32 rows the warp copies, and two in warp 0,
+/// which reads the page ids of every row of a TMA tile (it issues a TMA tile alone).
+pub const fn page_id_slots(load_warp: u32, producer_warps: u32) -> u32 {
+    if load_warp == 0 {
+        2
+    } else {
+        (KV_TILE_TOKENS / producer_warps).div_ceil(32)
+    }
+}
+
+/// First 32-lane slot of load warp `load_warp`'s page-id ring (the rings follow each other
+/// in warp order; `load_warp == producer_warps` gives the slots of all of them).
+pub const fn page_id_ring_base(load_warp: u32, producer_warps: u32) -> u32 {
+    if load_warp == 0 {
+        0
+    } else {
+        PAGE_ID_LEAD as u32
+            * (page_id_slots(0, producer_warps)
+                + (load_warp - 1) * page_id_slots(1, producer_warps))
+    }
+}
+
+/// Bytes of the page-id rings of `producer_warps` load warps.
+pub const fn page_id_ring_bytes(producer_warps: u32) -> u32 {
+    page_id_ring_base(producer_warps, producer_warps) * 32 * 4
+}
 /// Keys each consumer warp handles per tile (one m16n8k16 k-step of P·V).
 pub const KEYS_PER_WARP: u32 = KV_TILE_TOKENS / CONSUMER_WARPS;
 /// Packed query rows in one m16 MMA tile.
@@ -104,8 +130,8 @@ pub struct DecodeSmemPlan {
     pub ring_offset: u32,
     /// Offset of the `2 * stages` u64 mbarriers (full then empty).
     pub mbar_offset: u32,
-    /// Offset of the producer's page-id ring: per load warp, `PAGE_ID_LEAD` tiles of two u32
-    /// per lane (`[warp][tile slot][half][lane]`).
+    /// Offset of the producers' page-id rings: per load warp, `PAGE_ID_LEAD` tiles of
+    /// [`page_id_slots`] u32 per lane (`[warp][tile slot][half][lane]`).
     pub page_ids_offset: u32,
     /// Total dynamic shared memory.
     pub total_bytes: u32,
@@ -179,10 +205,14 @@ impl DecodeGeometry {
     /// 14% less time, X10-X12 6-7%, X9 4.5%. Not the key-split variants of the bandwidth-bound
     /// decode shapes (W1-W6 0.2-0.7 us slower with TMA tiles), nor the 16-bit row-split ones
     /// (16-40 bytes of spills at their 168-register cap, X8 unchanged). docs/perf.md, change 80.
+    /// Load warp 0 issues a TMA tile alone; the other load warps (head dim 256 `_g64`) only
+    /// arrive on its `full` barrier.
     pub const fn tma_capable(&self) -> bool {
-        self.producer_warps == 1
-            && (self.wgmma
-                || (self.kv_elem_bytes == 1 && self.row_groups > 1 && self.chunks_per_row() == 8))
+        self.wgmma
+            || (self.producer_warps == 1
+                && self.kv_elem_bytes == 1
+                && self.row_groups > 1
+                && self.chunks_per_row() == 8)
     }
     /// 16-byte chunks in one K/V row.
     pub const fn chunks_per_row(&self) -> u32 {
@@ -241,7 +271,7 @@ impl DecodeGeometry {
         };
         let mbar_offset = ring_offset + after;
         let page_ids_offset = align_up(mbar_offset + 2 * self.stages * 8, 16);
-        let total_bytes = page_ids_offset + self.producer_warps * PAGE_ID_RING_BYTES_PER_WARP;
+        let total_bytes = page_ids_offset + page_id_ring_bytes(self.producer_warps);
         DecodeSmemPlan {
             kv_tile_bytes,
             stage_bytes,
@@ -321,6 +351,13 @@ pub const fn max_registers(
     }
 }
 
+/// Load warps of the head-dim-256 wgmma variant (`_d256_g64`, one CTA per SM). Its consumers
+/// take 1.6-1.9 us per 64 KiB tile when the tiles come by TMA, and 2.4-2.6 us when one load
+/// warp issues the 4096 16-byte `cp.async` of a tile, 128 warp-wide instructions (pages of
+/// under 16 tokens, or of sizes no TMA box fits: docs/perf.md session 30). Four warps' page-id rings do not fit beside three 64 KiB stages;
+/// two do.
+pub const WGMMA_D256_PRODUCER_WARPS: u32 = 2;
+
 /// Load warps of a variant. 16-bit K/V at head dim 128 with two m tiles (245 registers, one
 /// CTA per SM) takes four, one per SM sub-partition: a CTA alone on its SM must stream the SM's
 /// whole bandwidth share, and one warp's copies go through one sub-partition's load/store
@@ -328,6 +365,7 @@ pub const fn max_registers(
 /// or three CTAs per SM more load warps cost registers (two CTAs of six warps need a
 /// 128-register cap) and measured 5-7% slower; the fp8 m32 consumers are issue-bound and lost
 /// 2.6% (X9); head dim 256 did not move (X2); the row-split variants run two CTAs per SM.
+/// The head-dim-256 wgmma variant ([`geometry_wgmma`]) takes [`WGMMA_D256_PRODUCER_WARPS`].
 pub const fn producer_warps(
     kv_elem_bytes: u32,
     head_dim: u32,
@@ -381,6 +419,12 @@ pub const fn geometry_wgmma(head_dim: u32, kv_elem_bytes: u32) -> DecodeGeometry
     let g = geometry_rows(head_dim, kv_elem_bytes, 4, 4, false);
     DecodeGeometry {
         wgmma: true,
+        // One CTA per SM at head dim 256: two load warps (See [`producer_warps`]).
+        producer_warps: if head_dim == 256 {
+            WGMMA_D256_PRODUCER_WARPS
+        } else {
+            g.producer_warps
+        },
         stages: if kv_elem_bytes == 1 {
             2
         } else if head_dim == 256 {
@@ -571,7 +615,7 @@ mod tests {
                     let p = g.smem();
                     assert_eq!(
                         p.total_bytes - p.page_ids_offset,
-                        n * PAGE_ID_RING_BYTES_PER_WARP
+                        page_id_ring_bytes(n)
                     );
                     if max_registers(eb, d, mt, 1, false).is_some() {
                         assert_eq!(n, 1, "capped variants keep one load warp");
@@ -582,6 +626,29 @@ mod tests {
         assert_eq!(geometry(128, 2, 2, false).producer_warps, 4);
         assert_eq!(geometry(128, 2, 1, false).producer_warps, 1);
         assert_eq!(geometry(128, 1, 2, false).producer_warps, 1);
+    }
+
+    /// The page-id rings: each load warp's slots lie after the previous warp's and inside the
+    /// plan; warp 0 has two per lane (a TMA tile's 64 rows), the others one per 32 rows they
+    /// copy. The head-dim-256 wgmma variant has two load warps, the TMA path, and fits.
+    #[test]
+    fn page_id_rings() {
+        for n in [1, 2, 4] {
+            let mut end = 0;
+            for w in 0..n {
+                assert_eq!(page_id_ring_base(w, n), end);
+                let rows = if w == 0 { 64 } else { KV_TILE_TOKENS / n };
+                assert!(32 * page_id_slots(w, n) >= rows);
+                end += PAGE_ID_LEAD as u32 * page_id_slots(w, n);
+            }
+            assert_eq!(page_id_ring_bytes(n), end * 32 * 4);
+        }
+        let g = geometry_wgmma(256, 2);
+        assert_eq!(g.producer_warps, WGMMA_D256_PRODUCER_WARPS);
+        assert!(g.tma_capable());
+        assert_eq!(g.threads(), 32 * (CONSUMER_WARPS + WGMMA_D256_PRODUCER_WARPS));
+        assert!(g.smem().total_bytes <= 227 * 1024);
+        assert_eq!(geometry_wgmma(128, 2).producer_warps, 1);
     }
 
     /// Row-split variants: warps x key slices cover the tile, one load warp, two CTAs per SM

@@ -226,12 +226,16 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     // docs/DESIGN.md.
     let row_of = |h: u32| load_warp * rows_per_warp + lane + 32 * h;
     let token_of = |t: u32, h: u32| b.work.kv_start + t * KV_TILE_TOKENS + row_of(h);
+    // TMA tiles are issued by load warp 0 alone, from the page ids of all 64 rows (two per lane).
+    let tma_path = cfg!(target_feature = "sm_90") && b.geo.tma_capable() && p.tma_box_tokens != 0;
+    let id_slots = if tma_path && load_warp == 0 { 2 } else { slots };
+    let (id_base, id_width) = (page_id_ring_base(load_warp, b.geo.producer_warps), page_id_slots(load_warp, b.geo.producer_warps));
     let id_slot = |t: u32, h: u32| -> Smem<u32> {
-        let slot = (load_warp * PAGE_ID_LEAD as u32 + t % PAGE_ID_LEAD as u32) * 2 + h;
+        let slot = id_base + (t % PAGE_ID_LEAD as u32) * id_width + h;
         dynamic_smem_base().byte_add(b.plan.page_ids_offset + 4 * (32 * slot + lane))
     };
     let fetch_ids = |t: u32| {
-        for h in 0..slots {
+        for h in 0..id_slots {
             let token = token_of(t, h).min(b.work.kv_end - 1);
             // SAFETY: kv_start <= token < kv_end <= kv_len, so its page-table entry exists
             // (validated; num_tiles > 0 means kv_end > kv_start); the slot is this lane's.
@@ -265,12 +269,12 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     #[cfg(target_feature = "sm_90")]
     griddepcontrol_wait();
     // TMA tiles: every row real, the split starting on a box boundary (so does every tile).
-    let box_tokens = if cfg!(target_feature = "sm_90") && b.geo.tma_capable() { p.tma_box_tokens } else { 0 };
+    let box_tokens = if tma_path { p.tma_box_tokens } else { 0 };
     let tma_tiles = if box_tokens != 0 && b.work.kv_start % box_tokens == 0 { (b.work.kv_end - b.work.kv_start) / KV_TILE_TOKENS } else { 0 };
     // (`tma_tiles` is 0 at compile time in kernels without the path, so `new`, which divides
     // by the 128-byte blocks of a row, is not in them.)
     #[cfg(target_feature = "sm_90")]
-    let tma = if tma_tiles > 0 { TmaLane::new::<K, D>(b, box_tokens, params_addr()) } else { TmaLane::NONE };
+    let tma = if tma_tiles > 0 && load_warp == 0 { TmaLane::new::<K, D>(b, box_tokens, params_addr()) } else { TmaLane::NONE };
     // (No TMA path before sm_90: the parameter block's address is not needed there.)
     #[cfg(not(target_feature = "sm_90"))]
     let _ = params_addr;
@@ -288,7 +292,7 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
         // LEAD - 1 are pending.
         cp_async_wait_group::<{ PAGE_ID_LEAD as u32 - 1 }>();
         // SAFETY: this lane's slots, landed (the wait above).
-        let ids: [u32; 2] = core::array::from_fn(|h| if (h as u32) < slots { unsafe { ld_shared_u32(id_slot(t, h as u32)) } } else { 0 });
+        let ids: [u32; 2] = core::array::from_fn(|h| if (h as u32) < id_slots { unsafe { ld_shared_u32(id_slot(t, h as u32)) } } else { 0 });
         // Tile t's slot is free again (its values are in registers).
         fetch_ids(t + PAGE_ID_LEAD as u32);
         let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr, column_block_bytes: b.geo.column_block_bytes() };
@@ -298,7 +302,12 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
             // (the wait above), the maps encoded by the host for these pools.
             #[cfg(target_feature = "sm_90")]
             unsafe {
-                tma.copy_tile(b, ids, tile_slot, k_tile.base, mbar.full(s))
+                if load_warp == 0 {
+                    tma.copy_tile(b, ids, tile_slot, k_tile.base, mbar.full(s))
+                } else {
+                    // The other load warps' lanes complete the phase's arrivals.
+                    mbarrier_arrive_shared_b64(mbar.full(s))
+                }
             };
             tile_slot += KV_TILE_TOKENS;
             if tile_slot >= p.page_size {
