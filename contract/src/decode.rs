@@ -18,7 +18,7 @@ pub const PAGE_ID_LEAD: usize = 4;
 
 /// u32 per lane and tile in load warp `load_warp`'s page-id ring (See
 /// [`DecodeSmemPlan::page_ids_offset`]): one per 32 rows the warp copies, and two in warp 0,
-/// which reads the page ids of every row of a TMA tile (it issues a TMA tile alone).
+/// which reads the page ids of every row of a tile when it is a CTA's only load warp (TMA tiles).
 pub const fn page_id_slots(load_warp: u32, producer_warps: u32) -> u32 {
     if load_warp == 0 {
         2
@@ -205,8 +205,8 @@ impl DecodeGeometry {
     /// 14% less time, X10-X12 6-7%, X9 4.5%. Not the key-split variants of the bandwidth-bound
     /// decode shapes (W1-W6 0.2-0.7 us slower with TMA tiles), nor the 16-bit row-split ones
     /// (16-40 bytes of spills at their 168-register cap, X8 unchanged). docs/perf.md, change 80.
-    /// Load warp 0 issues a TMA tile alone; the other load warps (head dim 256 `_g64`) only
-    /// arrive on its `full` barrier.
+    /// A CTA whose tiles go by TMA runs load warp 0 alone (the variants with more load warps,
+    /// `_d256_g64`, give them nothing to do there).
     pub const fn tma_capable(&self) -> bool {
         self.wgmma
             || (self.producer_warps == 1
@@ -374,6 +374,8 @@ pub const fn producer_warps(
 ) -> u32 {
     if kv_elem_bytes == 2 && head_dim == 128 && m_tiles == 2 && row_groups == 1 {
         MAX_PRODUCER_WARPS
+    } else if kv_elem_bytes == 2 && head_dim == 256 && row_groups > 1 {
+        WGMMA_D256_PRODUCER_WARPS
     } else {
         1
     }
