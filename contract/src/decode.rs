@@ -18,7 +18,7 @@ pub const PAGE_ID_LEAD: usize = 4;
 
 /// u32 per lane and tile in load warp `load_warp`'s page-id ring (See
 /// [`DecodeSmemPlan::page_ids_offset`]): one per 32 rows the warp copies, and two in warp 0,
-/// which reads the page ids of every row of a tile when it is a CTA's only load warp (TMA tiles).
+/// which reads the page ids of every row of a TMA tile (it issues a TMA tile alone).
 pub const fn page_id_slots(load_warp: u32, producer_warps: u32) -> u32 {
     if load_warp == 0 {
         2
@@ -205,8 +205,8 @@ impl DecodeGeometry {
     /// 14% less time, X10-X12 6-7%, X9 4.5%. Not the key-split variants of the bandwidth-bound
     /// decode shapes (W1-W6 0.2-0.7 us slower with TMA tiles), nor the 16-bit row-split ones
     /// (16-40 bytes of spills at their 168-register cap, X8 unchanged). docs/perf.md, change 80.
-    /// A CTA whose tiles go by TMA runs load warp 0 alone (the variants with more load warps,
-    /// `_d256_g64`, give them nothing to do there).
+    /// Load warp 0 issues a TMA tile alone; the other load warps (head dim 256 `_g64`) only
+    /// arrive on its `full` barrier.
     pub const fn tma_capable(&self) -> bool {
         self.wgmma
             || (self.producer_warps == 1
@@ -351,12 +351,14 @@ pub const fn max_registers(
     }
 }
 
-/// Load warps of the head-dim-256 wgmma variant (`_d256_g64`, one CTA per SM). Its consumers
-/// take 1.6-1.9 us per 64 KiB tile when the tiles come by TMA, and 2.4-2.6 us when one load
-/// warp issues the 4096 16-byte `cp.async` of a tile, 128 warp-wide instructions (pages of
-/// under 16 tokens, or of sizes no TMA box fits: docs/perf.md session 30). Four warps' page-id rings do not fit beside three 64 KiB stages;
-/// two do.
-pub const WGMMA_D256_PRODUCER_WARPS: u32 = 2;
+/// Load warps of the 16-bit head-dim-256 variants that hold more than 16 rows (`_d256_g64`,
+/// and the row-split `_d256_w32`, `_w64`), which run one CTA per SM. The wgmma consumers take
+/// 1.6-1.9 us per 64 KiB tile when the tiles come by TMA, and 2.4-2.6 us when one load warp
+/// issues the 4096 16-byte `cp.async` of a tile, 128 warp-wide instructions (pages of under 16
+/// tokens, or of sizes no TMA box fits); with two load warps 1.5-1.6 us (docs/perf.md session
+/// 30, changes 100-101). Four warps' page-id rings do not fit beside the `_g64`'s three 64 KiB
+/// stages; two do.
+pub const D256_PRODUCER_WARPS: u32 = 2;
 
 /// Load warps of a variant. 16-bit K/V at head dim 128 with two m tiles (245 registers, one
 /// CTA per SM) takes four, one per SM sub-partition: a CTA alone on its SM must stream the SM's
@@ -365,7 +367,7 @@ pub const WGMMA_D256_PRODUCER_WARPS: u32 = 2;
 /// or three CTAs per SM more load warps cost registers (two CTAs of six warps need a
 /// 128-register cap) and measured 5-7% slower; the fp8 m32 consumers are issue-bound and lost
 /// 2.6% (X9); head dim 256 did not move (X2); the row-split variants run two CTAs per SM.
-/// The head-dim-256 wgmma variant ([`geometry_wgmma`]) takes [`WGMMA_D256_PRODUCER_WARPS`].
+/// The 16-bit head-dim-256 variants past 16 rows take [`D256_PRODUCER_WARPS`].
 pub const fn producer_warps(
     kv_elem_bytes: u32,
     head_dim: u32,
@@ -375,7 +377,7 @@ pub const fn producer_warps(
     if kv_elem_bytes == 2 && head_dim == 128 && m_tiles == 2 && row_groups == 1 {
         MAX_PRODUCER_WARPS
     } else if kv_elem_bytes == 2 && head_dim == 256 && row_groups > 1 {
-        WGMMA_D256_PRODUCER_WARPS
+        D256_PRODUCER_WARPS
     } else {
         1
     }
@@ -421,12 +423,6 @@ pub const fn geometry_wgmma(head_dim: u32, kv_elem_bytes: u32) -> DecodeGeometry
     let g = geometry_rows(head_dim, kv_elem_bytes, 4, 4, false);
     DecodeGeometry {
         wgmma: true,
-        // One CTA per SM at head dim 256: two load warps (See [`producer_warps`]).
-        producer_warps: if head_dim == 256 {
-            WGMMA_D256_PRODUCER_WARPS
-        } else {
-            g.producer_warps
-        },
         stages: if kv_elem_bytes == 1 {
             2
         } else if head_dim == 256 {
@@ -615,10 +611,7 @@ mod tests {
                     assert_eq!(g.threads(), 32 * (CONSUMER_WARPS + n));
                     assert_eq!(full_arrivals(n), 32 * n);
                     let p = g.smem();
-                    assert_eq!(
-                        p.total_bytes - p.page_ids_offset,
-                        page_id_ring_bytes(n)
-                    );
+                    assert_eq!(p.total_bytes - p.page_ids_offset, page_id_ring_bytes(n));
                     if max_registers(eb, d, mt, 1, false).is_some() {
                         assert_eq!(n, 1, "capped variants keep one load warp");
                     }
@@ -646,9 +639,9 @@ mod tests {
             assert_eq!(page_id_ring_bytes(n), end * 32 * 4);
         }
         let g = geometry_wgmma(256, 2);
-        assert_eq!(g.producer_warps, WGMMA_D256_PRODUCER_WARPS);
+        assert_eq!(g.producer_warps, D256_PRODUCER_WARPS);
         assert!(g.tma_capable());
-        assert_eq!(g.threads(), 32 * (CONSUMER_WARPS + WGMMA_D256_PRODUCER_WARPS));
+        assert_eq!(g.threads(), 32 * (CONSUMER_WARPS + D256_PRODUCER_WARPS));
         assert!(g.smem().total_bytes <= 227 * 1024);
         assert_eq!(geometry_wgmma(128, 2).producer_warps, 1);
     }

@@ -34,33 +34,6 @@ struct Block {
     plan: DecodeSmemPlan,
 }
 
-impl Block {
-    /// Whole tiles of the CTA's range that go by TMA (See Note [TMA tiles] in docs/DESIGN.md):
-    /// all of them when the host encoded maps for this variant and the range starts on a box
-    /// boundary, else none. (0 at compile time in kernels without the path.)
-    #[inline(always)]
-    fn tma_tiles(&self, p: &DecodeParams) -> u32 {
-        let box_tokens = if cfg!(target_feature = "sm_90") && self.geo.tma_capable() { p.tma_box_tokens } else { 0 };
-        if box_tokens != 0 && self.work.kv_start % box_tokens == 0 {
-            (self.work.kv_end - self.work.kv_start) / KV_TILE_TOKENS
-        } else {
-            0
-        }
-    }
-
-    /// Load warps that copy this CTA's tiles: one when its tiles go by TMA (load warp 0 issues
-    /// a TMA tile alone, and copies the last, partial tile by itself), else all of the
-    /// variant's. Every stage's `full` barrier expects their 32 lanes each.
-    #[inline(always)]
-    fn load_warps(&self, p: &DecodeParams) -> u32 {
-        if self.tma_tiles(p) > 0 {
-            1
-        } else {
-            self.geo.producer_warps
-        }
-    }
-}
-
 /// The full/empty mbarriers of the ring.
 #[derive(Clone, Copy)]
 struct Mbarriers {
@@ -186,7 +159,7 @@ pub unsafe fn decode_cta<
     unsafe {
         if thread_idx_x() == 0 {
             for s in 0..STAGES as u32 {
-                mbarrier_init_shared_b64(mbar.full(s), full_arrivals(b.load_warps(p)));
+                mbarrier_init_shared_b64(mbar.full(s), full_arrivals(geo.producer_warps));
                 mbarrier_init_shared_b64(mbar.empty(s), EMPTY_ARRIVALS);
             }
         }
@@ -233,13 +206,11 @@ pub unsafe fn decode_cta<
 /// generic address of the kernel's parameter block, where the maps are.
 #[inline(always)]
 unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, mbar: Mbarriers, load_warp: u32, params_addr: impl Fn() -> u64) {
-    let load_warps = b.load_warps(p);
-    if b.num_tiles == 0 || load_warp >= load_warps {
-        // Nothing to load (an empty split), or a CTA whose tiles go by TMA and a load warp
-        // past the first: the consumers wait for no copy of this warp.
+    if b.num_tiles == 0 {
+        // Nothing to load (an empty split): the consumers see no tile either.
         return;
     }
-    let rows_per_warp = KV_TILE_TOKENS / load_warps;
+    let rows_per_warp = KV_TILE_TOKENS / b.geo.producer_warps;
     // Row slots per lane (1 or 2); slot h is a real row of the warp when l + 32 h < R.
     let slots = rows_per_warp.div_ceil(32);
     let lane = lane_id();
@@ -255,14 +226,16 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     // docs/DESIGN.md.
     let row_of = |h: u32| load_warp * rows_per_warp + lane + 32 * h;
     let token_of = |t: u32, h: u32| b.work.kv_start + t * KV_TILE_TOKENS + row_of(h);
-    // (The variant's rings: load warp 0's holds two ids per lane, enough for all 64 rows.)
+    // TMA tiles are issued by load warp 0 alone, from the page ids of all 64 rows (two per lane).
+    let tma_path = cfg!(target_feature = "sm_90") && b.geo.tma_capable() && p.tma_box_tokens != 0;
+    let id_slots = if tma_path && load_warp == 0 { 2 } else { slots };
     let (id_base, id_width) = (page_id_ring_base(load_warp, b.geo.producer_warps), page_id_slots(load_warp, b.geo.producer_warps));
     let id_slot = |t: u32, h: u32| -> Smem<u32> {
         let slot = id_base + (t % PAGE_ID_LEAD as u32) * id_width + h;
         dynamic_smem_base().byte_add(b.plan.page_ids_offset + 4 * (32 * slot + lane))
     };
     let fetch_ids = |t: u32| {
-        for h in 0..slots {
+        for h in 0..id_slots {
             let token = token_of(t, h).min(b.work.kv_end - 1);
             // SAFETY: kv_start <= token < kv_end <= kv_len, so its page-table entry exists
             // (validated; num_tiles > 0 means kv_end > kv_start); the slot is this lane's.
@@ -296,12 +269,12 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     #[cfg(target_feature = "sm_90")]
     griddepcontrol_wait();
     // TMA tiles: every row real, the split starting on a box boundary (so does every tile).
-    let box_tokens = p.tma_box_tokens;
-    let tma_tiles = b.tma_tiles(p);
+    let box_tokens = if tma_path { p.tma_box_tokens } else { 0 };
+    let tma_tiles = if box_tokens != 0 && b.work.kv_start % box_tokens == 0 { (b.work.kv_end - b.work.kv_start) / KV_TILE_TOKENS } else { 0 };
     // (`tma_tiles` is 0 at compile time in kernels without the path, so `new`, which divides
     // by the 128-byte blocks of a row, is not in them.)
     #[cfg(target_feature = "sm_90")]
-    let tma = if tma_tiles > 0 { TmaLane::new::<K, D>(b, box_tokens, params_addr()) } else { TmaLane::NONE };
+    let tma = if tma_tiles > 0 && load_warp == 0 { TmaLane::new::<K, D>(b, box_tokens, params_addr()) } else { TmaLane::NONE };
     // (No TMA path before sm_90: the parameter block's address is not needed there.)
     #[cfg(not(target_feature = "sm_90"))]
     let _ = params_addr;
@@ -319,7 +292,7 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
         // LEAD - 1 are pending.
         cp_async_wait_group::<{ PAGE_ID_LEAD as u32 - 1 }>();
         // SAFETY: this lane's slots, landed (the wait above).
-        let ids: [u32; 2] = core::array::from_fn(|h| if (h as u32) < slots { unsafe { ld_shared_u32(id_slot(t, h as u32)) } } else { 0 });
+        let ids: [u32; 2] = core::array::from_fn(|h| if (h as u32) < id_slots { unsafe { ld_shared_u32(id_slot(t, h as u32)) } } else { 0 });
         // Tile t's slot is free again (its values are in registers).
         fetch_ids(t + PAGE_ID_LEAD as u32);
         let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr, column_block_bytes: b.geo.column_block_bytes() };
@@ -329,7 +302,12 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
             // (the wait above), the maps encoded by the host for these pools.
             #[cfg(target_feature = "sm_90")]
             unsafe {
-                tma.copy_tile(b, ids, tile_slot, k_tile.base, mbar.full(s))
+                if load_warp == 0 {
+                    tma.copy_tile(b, ids, tile_slot, k_tile.base, mbar.full(s))
+                } else {
+                    // The other load warps' lanes complete the phase's arrivals.
+                    mbarrier_arrive_shared_b64(mbar.full(s))
+                }
             };
             tile_slot += KV_TILE_TOKENS;
             if tile_slot >= p.page_size {
