@@ -644,6 +644,13 @@ mod tests {
         assert_eq!(g.threads(), 32 * (CONSUMER_WARPS + D256_PRODUCER_WARPS));
         assert!(g.smem().total_bytes <= 227 * 1024);
         assert_eq!(geometry_wgmma(128, 2).producer_warps, 1);
+        // The 16-bit row-split variants at head dim 256 (one CTA per SM) too; not fp8.
+        for rg in [2, 4] {
+            let g = geometry_rows(256, 2, rg, rg, false);
+            assert_eq!(g.producer_warps, D256_PRODUCER_WARPS);
+            assert!(g.smem().total_bytes <= 227 * 1024);
+            assert_eq!(geometry_rows(256, 1, rg, rg, false).producer_warps, 1);
+        }
     }
 
     /// Row-split variants: warps x key slices cover the tile, one load warp, two CTAs per SM
