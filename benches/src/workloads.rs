@@ -185,4 +185,10 @@ mod sweep_tests {
     fn short_file_parses() {
         assert_valid_and_unique(include_str!("../workloads-short.toml"), 25);
     }
+
+    /// Head dim 256 with many rows per kv head, sessions 28-30: 19.
+    #[test]
+    fn d256_file_parses() {
+        assert_valid_and_unique(include_str!("../workloads-d256.toml"), 19);
+    }
 }

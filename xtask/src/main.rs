@@ -456,13 +456,14 @@ fn cmd_bundle(root: &Path) -> Result<(), String> {
     }
     std::fs::copy(root.join("xtask/run.sh"), bundle.join("run.sh")).map_err(|e| e.to_string())?;
     // The extra workloads travel with the bundle (`run.sh ab` with FF_AB_EXTRA), and the sweep
-    // of other shapes (session 21), the random shapes (session 25) and the short batches
-    // (sessions 26-28).
+    // of other shapes (session 21), the random shapes (session 25), the short batches
+    // (sessions 26-28) and the head-dim-256 many-row shapes (sessions 28-30).
     for f in [
         "workloads-extra.toml",
         "workloads-sweep.toml",
         "workloads-random.toml",
         "workloads-short.toml",
+        "workloads-d256.toml",
     ] {
         std::fs::copy(root.join("benches").join(f), bundle.join(f)).map_err(|e| e.to_string())?;
     }
