@@ -206,6 +206,8 @@ pub struct Knobs {
     pub wgmma: Option<bool>,
     /// `--tma auto|on|off`.
     pub tma: Option<bool>,
+    /// `--prefetch auto|on|off` (the next-wave prefetch).
+    pub next_wave_prefetch: Option<bool>,
     pub tail: Option<ferroflash::TailSplit>,
     /// `--balance auto|on|off`.
     pub balance: ferroflash::Balance,
@@ -234,6 +236,7 @@ impl Default for Knobs {
             row_split: c.row_split,
             wgmma: c.wgmma,
             tma: c.tma,
+            next_wave_prefetch: c.next_wave_prefetch,
             tail: c.tail,
             balance: c.balance,
             cluster_merge: c.cluster_merge,
@@ -290,6 +293,7 @@ impl Case {
         cfg.row_split = knobs.row_split;
         cfg.wgmma = knobs.wgmma;
         cfg.tma = knobs.tma;
+        cfg.next_wave_prefetch = knobs.next_wave_prefetch;
         cfg.tail = knobs.tail;
         cfg.balance = knobs.balance;
         cfg.cluster_merge = knobs.cluster_merge;

@@ -68,6 +68,11 @@ enum Cmd {
         /// `auto` (the library's choice: on), `on` or `off` (every tile by `cp.async`).
         #[arg(long, default_value = "auto")]
         tma: String,
+        /// Next-wave prefetch (the library's `DecodeConfig::next_wave_prefetch`): on grids of
+        /// more than one wave, each CTA brings the page-table entries and first K/V tile of the
+        /// CTA one wave later into L2. `auto` (the library's choice: on), `on` or `off`.
+        #[arg(long, default_value = "auto")]
+        prefetch: String,
         /// Experimental tail split `PERCENT:CHUNK_TILES` (e.g. `25:4`): the last PERCENT of every
         /// split block's tiles in chunks of CHUNK_TILES, taken by the SMs that finish first.
         #[arg(long)]
@@ -151,6 +156,7 @@ fn main() {
             row_split,
             wgmma,
             tma,
+            prefetch,
             tail,
             balance,
             cluster,
@@ -180,6 +186,10 @@ fn main() {
             let tma = match tma.as_str() {
                 "auto" => Ok(None),
                 v => on_off("--tma", v, "auto, on or off").map(Some),
+            };
+            let prefetch = match prefetch.as_str() {
+                "auto" => Ok(None),
+                v => on_off("--prefetch", v, "auto, on or off").map(Some),
             };
             let tail = match tail.as_deref().map(parse_tail) {
                 None => Ok(None),
@@ -216,6 +226,7 @@ fn main() {
                     row_split: row_split?,
                     wgmma: wgmma?,
                     tma: tma?,
+                    next_wave_prefetch: prefetch?,
                     tail: tail?,
                     balance: balance?,
                     cluster_merge: cluster_merge?,

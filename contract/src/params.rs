@@ -272,11 +272,16 @@ pub struct DecodeParams {
     /// Tokens per TMA box of the K/V tensor maps ([`crate::decode::DecodeGeometry::tma_box_tokens`]),
     /// or 0: every tile by `cp.async` (See Note [TMA tiles] in docs/DESIGN.md).
     pub tma_box_tokens: u32,
+    /// CTAs of the grid resident at once (`sm_count * ctas_per_sm`), or 0: off. A CTA's last
+    /// load warp prefetches into L2 the page-table entries and the first K/V tile of work item
+    /// `blockIdx.x + next_wave_ctas`, which a CTA of a later wave starts on about when this one
+    /// ends (See Note [next-wave prefetch] in docs/DESIGN.md).
+    pub next_wave_ctas: u32,
     /// Puts `k_map` on a 64-byte offset (asserted below): rustc passes kernel parameters with
     /// at most 16-byte alignment, so the PTX build raises the decode entries' parameter to
     /// `.align 64` (`ferroflash_ptxbuild::apply_param_alignment`) and the maps must sit on
     /// 64-byte offsets inside it.
-    pub _tma_pad: [u32; 3],
+    pub _tma_pad: [u32; 2],
     /// Tensor map of the K pool (when `tma_box_tokens > 0`): dims (head dim, kv head, token in
     /// page, page), box (128 bytes, 1, `tma_box_tokens`, 1), 128-byte swizzle. Read by the TMA
     /// unit from this parameter block (`.param` space).

@@ -122,6 +122,10 @@ pub struct DecodeConfig {
     /// ([`ferroflash_contract::decode::DecodeGeometry::tma_box_tokens`]): `None` (default) =
     /// automatic (on where it applies), `Some(false)` every tile by `cp.async`.
     pub tma: Option<bool>,
+    /// Next-wave prefetch (See Note [next-wave prefetch] in docs/DESIGN.md): on grids of more
+    /// than one wave, each CTA's last load warp brings the page-table entries and the first K/V
+    /// tile of the CTA one wave later into L2. `None` (default) = on, `Some(false)` off.
+    pub next_wave_prefetch: Option<bool>,
     /// Experimental: cut the end of every split block into small chunks that the SMs finishing
     /// first take ([`crate::plan::TailSplit`]); `None` (default): off.
     pub tail: Option<TailSplit>,
@@ -179,6 +183,7 @@ impl DecodeConfig {
             row_split: None,
             wgmma: None,
             tma: None,
+            next_wave_prefetch: None,
             tail: None,
             balance: Balance::Auto,
             cluster_merge: true,
@@ -459,6 +464,8 @@ pub struct DecodePlan {
     graph: Option<GraphCapacity>,
     m_tiles: u32,
     ctas_per_sm: u32,
+    /// CTAs resident at once (`sm_count * ctas_per_sm`): the next-wave prefetch distance.
+    wave_ctas: u32,
     decode_kernel: &'static str,
     combine_kernel: &'static str,
     dims: LaunchDims,
@@ -803,6 +810,7 @@ impl DecodePlan {
             graph: None,
             m_tiles,
             ctas_per_sm,
+            wave_ctas: dev.caps().sm_count * ctas_per_sm,
             decode_kernel,
             tma_box_tokens,
             combine_kernel: Self::combine_kernel(cfg),
@@ -895,6 +903,7 @@ impl DecodePlan {
             graph: Some(cap),
             m_tiles,
             ctas_per_sm,
+            wave_ctas: dev.caps().sm_count * ctas_per_sm,
             decode_kernel,
             tma_box_tokens,
             combine_kernel: Self::combine_kernel(cfg),
@@ -1440,7 +1449,12 @@ impl DecodePlan {
             kv_head_stride_rows: layout.head_stride_rows(),
             group_magic: ferroflash_contract::params::group_magic(c.q_heads / c.kv_heads),
             tma_box_tokens: self.tma_box_tokens,
-            _tma_pad: [0; 3],
+            next_wave_ctas: if c.next_wave_prefetch == Some(false) {
+                0
+            } else {
+                self.wave_ctas
+            },
+            _tma_pad: [0; 2],
             k_map: self.kv_map(raw.k_pool)?,
             v_map: self.kv_map(raw.v_pool)?,
         })

@@ -420,6 +420,17 @@ pub unsafe fn cp_async_cg_16_zfill(dst: Smem<[u32; 4]>, src: Gmem<[u32; 4]>, src
     };
 }
 
+/// `prefetch.global.L2 [addr]`: bring the 128-byte line of `addr` into L2 (a hint: nothing is
+/// returned, nothing waits for it).
+///
+/// # Safety
+/// `addr` must be a readable global address.
+#[inline(always)]
+pub unsafe fn prefetch_global_l2(addr: Gmem<u8>) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("prefetch.global.L2 [{p}];", p = in(reg64) addr.addr(), options(nostack, readonly)) };
+}
+
 /// `cp.async.ca.shared.global [dst], [src], 4`: copy 4 bytes global -> shared.
 ///
 /// # Safety

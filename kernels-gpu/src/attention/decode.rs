@@ -30,6 +30,8 @@ struct Block {
     first_token: u32,
     first_page_entry: u32,
     num_tiles: u32,
+    /// The work item one wave later ([`DecodeParams::next_wave_ctas`]), or [`NO_NEXT_WORK`].
+    next_work: u32,
     geo: DecodeGeometry,
     plan: DecodeSmemPlan,
 }
@@ -57,6 +59,9 @@ impl Mbarriers {
 const fn parity(t: u32, stages: u32) -> u32 {
     (t / stages) & 1
 }
+
+/// `Block::next_work` when no CTA of a later wave follows (or the prefetch is off).
+const NO_NEXT_WORK: u32 = u32::MAX;
 
 /// Row offset marker for "no row here": the copy becomes a 16-byte zero fill.
 const NO_ROW: u64 = 1 << 63;
@@ -141,6 +146,10 @@ pub unsafe fn decode_cta<
         first_token: work.first_token,
         first_page_entry: work.first_page_entry,
         num_tiles: (work.kv_end - work.kv_start).div_ceil(KV_TILE_TOKENS),
+        next_work: match wi.checked_add(p.next_wave_ctas) {
+            Some(n) if p.next_wave_ctas != 0 && n < num_work => n,
+            _ => NO_NEXT_WORK,
+        },
         geo,
         plan: geo.smem(),
     };
@@ -264,6 +273,14 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     for t in 0..PAGE_ID_LEAD as u32 {
         fetch_ids(t);
     }
+    // The next-wave item (plan data, like our own: readable before the dependency), loaded
+    // now by the last load warp and used after its last tile.
+    let next = if load_warp + 1 == b.geo.producer_warps && b.next_work != NO_NEXT_WORK {
+        // SAFETY: `next_work < num_work` (set so in `decode_cta`).
+        Some(unsafe { *(p.work as *const DecodeWork).add(b.next_work as usize) })
+    } else {
+        None
+    };
     // Launched as a programmatic dependent of the previous kernel on sm_90+: the work item and
     // page ids are the plan's own (uploaded before that kernel ran); K/V may be written by it.
     #[cfg(target_feature = "sm_90")]
@@ -355,6 +372,10 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
         };
         t += 1;
     }
+    if let Some(w) = next {
+        // SAFETY: a work item of the validated plan.
+        unsafe { prefetch_item_start::<K, D>(p, &w) };
+    }
     if lane == 0 && load_warp == 0 {
         // SAFETY: the host sized the timeline for the grid (or passed none).
         unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::LastIssue, global_timer_ns()) };
@@ -368,6 +389,52 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     if load_warp == 0 {
         // SAFETY: forwarded.
         unsafe { stamp_epi(p, 4) };
+    }
+}
+
+/// The next-wave prefetch (See Note [next-wave prefetch] in docs/DESIGN.md), one load warp:
+/// bring into L2 the page-table entries of the first [`PAGE_ID_LEAD`] tiles of work item `w`
+/// (what its CTA's load warps fetch before anything else) and the K and V rows of its first
+/// tile, so that the CTA which starts on `w` about when this one ends finds them there instead
+/// of queueing twice behind the other SMs' streams. Hints only: nothing waits for them.
+///
+/// # Safety
+/// A full warp; `w` an item of the validated plan (its page-table entries and pages in range).
+#[inline(always)]
+unsafe fn prefetch_item_start<K: KvFormat, const D: usize>(p: &DecodeParams, w: &DecodeWork) {
+    if w.kv_end <= w.kv_start {
+        return;
+    }
+    let lane = lane_id();
+    let entry = |token: u32| w.first_page_entry + token / p.page_size;
+    let last = (w.kv_start + PAGE_ID_LEAD as u32 * KV_TILE_TOKENS).min(w.kv_end) - 1;
+    let (e0, e1) = (p.page_indices + 4 * entry(w.kv_start) as u64, p.page_indices + 4 * entry(last) as u64);
+    let mut line = (e0 & !127) + 128 * lane as u64;
+    while line <= e1 {
+        // SAFETY: inside the entries e0 ..= e1 of the validated page table (the first line
+        // from e0 itself).
+        unsafe { prefetch_global_l2(Gmem::from_addr(line.max(e0))) };
+        line += 32 * 128;
+    }
+    let page_rows = p.page_size as u64 * p.kv_heads as u64;
+    let head_row = w.kv_head as u64 * p.kv_head_stride_rows as u64;
+    let row_bytes = D as u64 * K::ELEM_BYTES as u64;
+    for h in 0..2 {
+        let token = w.kv_start + lane + 32 * h;
+        if token < w.kv_end {
+            // SAFETY: the entry of a token of the item (validated table).
+            let id = unsafe { ld_global_nc_u32(Gmem::from_addr(p.page_indices).add(entry(token) as u64)) };
+            let row = (id as u64 * page_rows + (token % p.page_size) as u64 * p.kv_slot_stride_rows as u64 + head_row) * row_bytes;
+            let mut c = 0;
+            while c < row_bytes {
+                // SAFETY: inside the row of a validated page.
+                unsafe {
+                    prefetch_global_l2(Gmem::from_addr(p.k_pool + row + c));
+                    prefetch_global_l2(Gmem::from_addr(p.v_pool + row + c));
+                }
+                c += 128;
+            }
+        }
     }
 }
 
