@@ -63,6 +63,8 @@ pub struct DecodeCase {
     pub tma: Option<bool>,
     /// Axis order inside a K/V page (default NHD).
     pub kv_layout: KvLayout,
+    /// `DecodeConfig::next_wave_prefetch` (default `None`: automatic, on).
+    pub prefetch: Option<bool>,
 }
 
 /// Where a non-finite value is planted: Q of request 0's first token, head 0, dim 3; or the K
@@ -279,6 +281,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.wgmma = c.wgmma;
     cfg.tma = c.tma;
     cfg.kv_layout = c.kv_layout;
+    cfg.next_wave_prefetch = c.prefetch;
     cfg.sm_scale = Some(problem.sm_scale);
     let q_indptr = problem.q_indptr();
     let plan = DecodePlan::new(
@@ -412,8 +415,9 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
             (h ^ w as u64).wrapping_mul(0x0100_0000_01b3)
         });
     Ok(format!(
-        "{report}; {} CTAs, {} merges, balanced {}, {}, clusters of {}, tma boxes of {}, output {hash:016x}",
+        "{report}; {} CTAs (waves of {}), {} merges, balanced {}, {}, clusters of {}, tma boxes of {}, output {hash:016x}",
         plan.plan().work.len(),
+        dev.caps().sm_count * plan.ctas_per_sm(),
         plan.plan().merge.len(),
         plan.plan().balanced,
         plan.kernel(),
@@ -516,6 +520,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     wgmma: None,
                     tma: None,
                     kv_layout: cycled_kv_layout(i),
+                    prefetch: None,
                 });
                 i += 1;
             }
@@ -581,6 +586,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     wgmma: None,
                     tma: None,
                     kv_layout: cycled_kv_layout(i),
+                    prefetch: None,
                 });
                 i += 1;
             }
@@ -647,6 +653,10 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "decode/narrow_rows_against_sixteen_row_consumers",
             run: narrow_rows,
+        },
+        Case {
+            name: "decode/next_wave_prefetch_multi_wave",
+            run: next_wave_prefetch,
         },
         Case {
             name: "decode/m_tiles_override_one_or_two_tiles",
@@ -717,6 +727,7 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         wgmma: None,
         tma: None,
         kv_layout: KvLayout::Nhd,
+        prefetch: None,
     }
 }
 
@@ -1058,6 +1069,71 @@ fn tma_tiles(d: &Device) -> CaseResult {
     all_passed(failures)
 }
 
+/// The next-wave prefetch (See Note [next-wave prefetch] in docs/DESIGN.md) on grids of several
+/// waves: page sizes 1, 3, 16 and 64, head dims 64-256, ratios 1-12, 1-4 new tokens, bf16,
+/// f16 and e4m3 K/V, NHD and HND pages, lengths 0 and 1 among long ones. Each case runs with
+/// the prefetch on and off: both against the reference, the plan more than one wave of CTAs
+/// (so some CTA prefetches), and bitwise equal outputs (prefetches are hints: the same bytes
+/// reach the same consumers).
+fn next_wave_prefetch(d: &Device) -> CaseResult {
+    use DType::{Bf16, E4m3, F16};
+    let mut failures = Vec::new();
+    let shapes = [
+        (128, 1, 8, 8, 1, 40, Bf16, Bf16, 4),
+        (256, 3, 4, 4, 4, 24, F16, F16, 6),
+        (64, 16, 2, 12, 2, 64, Bf16, E4m3, 5),
+        (128, 64, 8, 1, 1, 48, Bf16, Bf16, 3),
+    ];
+    for (i, &(head_dim, page, kv_heads, group, q_len, requests, dt, kv, splits)) in
+        shapes.iter().enumerate()
+    {
+        let lens = (0..requests as u32)
+            .map(|r| match r % 8 {
+                0 => 0,
+                1 => 1,
+                _ => 300 + (r * 977) % 2700,
+            })
+            .collect();
+        let mut c = base(head_dim, page, group, q_len, lens);
+        c.kv_heads = kv_heads;
+        (c.dtype, c.kv_dtype) = (dt, kv);
+        c.scales = kv.is_fp8().then_some(ScaleLayout::PerKvHead);
+        c.splits = Splits::Fixed(splits);
+        c.kv_layout = if i % 2 == 1 { KvLayout::Hnd } else { KvLayout::Nhd };
+        c.sinks = i == 2;
+        c.seed = 10_200 + i as u64;
+        // "N CTAs (waves of W)" in the report: more than one wave.
+        let multi_wave = |r: &str| {
+            let num = |s: &str| s.trim().parse::<u32>().ok();
+            let (head, tail) = r.split_once(" CTAs (waves of ").unwrap_or(("", ""));
+            let ctas = head.rsplit(' ').next().and_then(num);
+            let wave = tail.split(')').next().and_then(num);
+            matches!((ctas, wave), (Some(n), Some(w)) if n > w)
+        };
+        let mut runs = Vec::new();
+        for on in [true, false] {
+            c.prefetch = Some(on);
+            runs.push(run_case_expecting(d, &c, "more than one wave of CTAs", multi_wave));
+        }
+        match (runs.remove(0), runs.remove(0)) {
+            (Ok(a), Ok(b)) => {
+                let hash = |r: &str| r.rsplit(", output ").next().unwrap_or("").to_string();
+                if hash(&a) != hash(&b) {
+                    failures.push(format!(
+                        "case {i}: prefetch on and off differ: {a} / {b}\n    case: {c:?}"
+                    ));
+                }
+            }
+            (a, b) => {
+                for e in [a.err(), b.err()].into_iter().flatten() {
+                    failures.push(format!("case {i}: {e}"));
+                }
+            }
+        }
+    }
+    all_passed(failures)
+}
+
 /// One small fp8 case per mode (the sanitizer runs' fp8 coverage; the sweep is too long under
 /// racecheck).
 fn fp8_quick(d: &Device) -> CaseResult {
@@ -1379,6 +1455,7 @@ fn soak(d: &Device) -> CaseResult {
             wgmma: None,
             tma: None,
             kv_layout: [KvLayout::Nhd, KvLayout::Hnd][pick(&mut rng, 2)],
+            prefetch: None,
         };
         let r = if i % 100 == 99 {
             let mut small = c.clone();
