@@ -254,18 +254,12 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
         // [page-table prefetch]).
         cp_async_commit_group();
     };
-    // Row index of (page, slot, kv head) in either page layout (`PagedKvLayout::row_index`,
-    // with the strides from the params): the kv head's part is the same for every row.
-    let page_rows = p.page_size as u64 * p.kv_heads as u64;
-    let head_row = b.work.kv_head as u64 * p.kv_head_stride_rows as u64;
     let offsets = |t: u32, ids: [u32; 2]| -> [u64; 2] {
         let mut off = [NO_ROW; 2];
         for h in 0..slots {
             let token = token_of(t, h);
-            let id = ids[h as usize];
             if token < b.work.kv_end && lane + 32 * h < rows_per_warp {
-                let slot = (token % p.page_size) as u64 * p.kv_slot_stride_rows as u64;
-                off[h as usize] = (id as u64 * page_rows + slot + head_row) * row_bytes;
+                off[h as usize] = kv_row_bytes::<K, D>(p, ids[h as usize], token, b.work.kv_head);
             }
         }
         off
@@ -392,6 +386,17 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     }
 }
 
+/// Byte offset in the K (or V) pool of the row of `token` (in page `page_id`) for `kv_head`, in
+/// either page layout: `PagedKvLayout::row_index` with the strides from the params. The
+/// producer's copies and the next-wave prefetch both address rows through it.
+#[inline(always)]
+fn kv_row_bytes<K: KvFormat, const D: usize>(p: &DecodeParams, page_id: u32, token: u32, kv_head: u32) -> u64 {
+    let page_rows = p.page_size as u64 * p.kv_heads as u64;
+    let slot_row = (token % p.page_size) as u64 * p.kv_slot_stride_rows as u64;
+    let head_row = kv_head as u64 * p.kv_head_stride_rows as u64;
+    (page_id as u64 * page_rows + slot_row + head_row) * (D as u64 * K::ELEM_BYTES as u64)
+}
+
 /// The next-wave prefetch (See Note [next-wave prefetch] in docs/DESIGN.md), one load warp:
 /// bring into L2 the page-table entries of the first [`PAGE_ID_LEAD`] tiles of work item `w`
 /// (what its CTA's load warps fetch before anything else) and the K and V rows of its first
@@ -416,15 +421,13 @@ unsafe fn prefetch_item_start<K: KvFormat, const D: usize>(p: &DecodeParams, w: 
         unsafe { prefetch_global_l2(Gmem::from_addr(line.max(e0))) };
         line += 32 * 128;
     }
-    let page_rows = p.page_size as u64 * p.kv_heads as u64;
-    let head_row = w.kv_head as u64 * p.kv_head_stride_rows as u64;
     let row_bytes = D as u64 * K::ELEM_BYTES as u64;
     for h in 0..2 {
         let token = w.kv_start + lane + 32 * h;
         if token < w.kv_end {
             // SAFETY: the entry of a token of the item (validated table).
             let id = unsafe { ld_global_nc_u32(Gmem::from_addr(p.page_indices).add(entry(token) as u64)) };
-            let row = (id as u64 * page_rows + (token % p.page_size) as u64 * p.kv_slot_stride_rows as u64 + head_row) * row_bytes;
+            let row = kv_row_bytes::<K, D>(p, id, token, w.kv_head);
             let mut c = 0;
             while c < row_bytes {
                 // SAFETY: inside the row of a validated page.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# s32a: change 102's build (session 31's final code) plus the new test
+# s32a: change 102 (session 31) with the K/V row-offset helper `kv_row_bytes` shared by the
+# producer and the next-wave prefetch, plus the new test
 # decode/next_wave_prefetch_multi_wave: the GPU suite, then memcheck and racecheck on the new
 # test, memcheck on the TMA test, racecheck on the wgmma consumer test.
 cd "$(dirname "$0")/../.."
