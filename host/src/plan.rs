@@ -45,6 +45,18 @@
 //! uniform estimate (the model overprices pieces that start mid-stream). Measured in
 //! docs/perf.md, session 22.
 //!
+//! # Last-wave split (one CTA per SM; session 32)
+//!
+//! A variant that holds one CTA per SM (head dim 256 over many rows, `_d256_g64`) pays each
+//! CTA's start and end alone (docs/perf.md, session 30: ~12 us of a 33 us CTA), which the
+//! split model's [`CTA_OVERHEAD_TILES`] does not see, and the balanced fill cuts every block
+//! at a slot boundary (four CTAs per slot on 400 blocks of 12 tiles: no faster). Where an
+//! unsplit uniform plan leaves a last wave of at most a quarter of the SMs (400 blocks on 132
+//! SMs: 4 CTAs run a fourth wave alone), only those last blocks are cut, each into at most
+//! [`MAX_WAVE_SPLITS`] pieces of at least [`MIN_TILES_PER_SPLIT`] tiles and at most one piece
+//! per idle SM, merged by the combine; taken when the tail it removes exceeds the combine's
+//! price and a piece's start ([`split_last_wave`]).
+//!
 //! # Tail split (experimental, [`TailSplit`]; off by default)
 //!
 //! SMs do not stream at the same rate (session 5's timeline: up to 30% apart for the same two
@@ -638,7 +650,114 @@ pub fn plan(inp: &PlanInput) -> Plan {
             }
         }
     }
+    if inp.splits == Splits::Auto && inp.tail.is_none() && inp.ctas_per_sm == 1 {
+        if let Some(p) = split_last_wave(&uniform, inp) {
+            return p;
+        }
+    }
     uniform
+}
+
+/// A last wave of at most this share of the SMs is cut (module doc, "Last-wave split").
+pub const LAST_WAVE_SPLIT_MAX_FILL: f64 = 0.25;
+
+/// The last-wave split of `uniform` (module doc, "Last-wave split"): an unsplit plan of one
+/// CTA per SM whose last wave holds at most [`LAST_WAVE_SPLIT_MAX_FILL`] of the SMs, with its
+/// last-wave blocks (the shortest: the list is longest first) each cut into `min(sm_count /
+/// r, MAX_WAVE_SPLITS, tiles / MIN_TILES_PER_SPLIT)` near-equal pieces (`r` blocks in the last
+/// wave), appended in their place; `None` where nothing is cut or the tile-times it saves on
+/// the longest last-wave block do not exceed the combine's price plus one CTA start.
+fn split_last_wave(uniform: &Plan, inp: &PlanInput) -> Option<Plan> {
+    let wave = inp.sm_count as usize;
+    let n = uniform.work.len();
+    if !uniform.merge.is_empty() || wave == 0 || n <= wave {
+        return None;
+    }
+    let r = n - (n - 1) / wave * wave;
+    if r as f64 > LAST_WAVE_SPLIT_MAX_FILL * wave as f64 {
+        return None;
+    }
+    let tiles = |w: &DecodeWork| (w.kv_end - w.kv_start).div_ceil(KV_TILE_TOKENS);
+    let cap = MAX_WAVE_SPLITS.min((wave / r) as u32);
+    let (head, last) = uniform.work.split_at(n - r);
+    // Pieces per last-wave block (1: kept whole) and the chunk, in tiles.
+    let cuts: Vec<(u32, u32)> = last
+        .iter()
+        .map(|w| {
+            let t = tiles(w);
+            let s = cap.min(t / MIN_TILES_PER_SPLIT).max(1);
+            let chunk = t.div_ceil(s).max(1);
+            (t.div_ceil(chunk).max(1), chunk)
+        })
+        .collect();
+    let split_blocks = cuts.iter().filter(|c| c.0 > 1).count() as u64;
+    if split_blocks == 0 {
+        return None;
+    }
+    let old_tail = last.iter().map(tiles).max().unwrap_or(0) as f64;
+    let new_tail = last
+        .iter()
+        .zip(&cuts)
+        .map(|(w, c)| if c.0 > 1 { c.1 } else { tiles(w) })
+        .max()
+        .unwrap_or(0) as f64;
+    let max_splits = cuts.iter().map(|c| c.0).max().unwrap_or(1);
+    let merge_price = merge_tiles(
+        merge_of(
+            split_blocks,
+            max_splits,
+            false,
+            CombineShape {
+                rows: uniform.max_block_rows,
+                head_dim: inp.head_dim,
+                sm_count: inp.sm_count,
+            },
+        ),
+        wave as f64,
+    );
+    if old_tail - new_tail <= merge_price + CTA_OVERHEAD_TILES {
+        return None;
+    }
+    let mut work = head.to_vec();
+    let mut pieces = Vec::new();
+    let mut merge = Vec::new();
+    let mut slot = 0u32;
+    for (w, &(count, chunk)) in last.iter().zip(&cuts) {
+        if count == 1 {
+            pieces.push(*w);
+            continue;
+        }
+        merge.push(MergeWork {
+            request: w.request,
+            kv_head: w.kv_head,
+            row_start: w.row_start,
+            first_slot: slot,
+            num_splits: count,
+            _pad: 0,
+        });
+        for k in 0..count {
+            let kv_start = w.kv_start + k * chunk * KV_TILE_TOKENS;
+            let kv_end = (kv_start + chunk * KV_TILE_TOKENS).min(w.kv_end);
+            pieces.push(DecodeWork {
+                kv_start,
+                kv_end,
+                partial_slot: slot,
+                ..*w
+            });
+            slot += 1;
+        }
+    }
+    // Longest first among the last wave's CTAs too (stable: deterministic).
+    pieces.sort_by_key(|w| std::cmp::Reverse(w.kv_end - w.kv_start));
+    work.extend(pieces);
+    Some(Plan {
+        m_tiles: uniform.m_tiles,
+        work,
+        merge,
+        num_slots: slot,
+        balanced: false,
+        max_block_rows: uniform.max_block_rows,
+    })
 }
 
 /// Whether automatic splitting takes the balanced plan (estimate `balanced_estimate`) over the
@@ -996,6 +1115,34 @@ mod tests {
             balance: Balance::Auto,
             cluster_capacity: &[],
         }
+    }
+
+    /// 100 requests x 732 keys at 64 rows per kv head on four kv heads, one CTA per SM
+    /// (session 28's R20): 400 unsplit blocks of 12 tiles leave four for a fourth wave; those
+    /// four are cut in three pieces of four tiles (module doc, "Last-wave split").
+    #[test]
+    fn last_wave_of_one_cta_per_sm_is_split() {
+        let (q, kv) = ([4u32; 100], [732u32; 100]);
+        let mut i = inp(&q, &kv, 64, 4);
+        (i.head_dim, i.ctas_per_sm) = (256, 1);
+        let p = plan(&i);
+        assert_eq!(p.work.len(), 396 + 12);
+        assert_eq!(p.merge.len(), 4);
+        assert!(p.merge.iter().all(|m| m.num_splits == 3));
+        assert!(p.work[..396].iter().all(|w| w.partial_slot == FINAL_OUTPUT && w.kv_end == 732));
+        assert!(p.work[396..].iter().all(|w| w.kv_end - w.kv_start <= 4 * KV_TILE_TOKENS));
+        // Two CTAs per SM: the balanced plans' business, untouched here.
+        i.ctas_per_sm = 2;
+        assert!(plan(&i).merge.is_empty());
+        // A last wave over a quarter full, or blocks too short to cut: unsplit.
+        let (q, kv) = ([4u32; 120], [732u32; 120]);
+        let mut i = inp(&q, &kv, 64, 4);
+        (i.head_dim, i.ctas_per_sm) = (256, 1);
+        assert!(plan(&i).merge.is_empty());
+        let (q, kv) = ([4u32; 100], [400u32; 100]);
+        let mut i = inp(&q, &kv, 64, 4);
+        (i.head_dim, i.ctas_per_sm) = (256, 1);
+        assert!(plan(&i).merge.is_empty());
     }
 
     #[test]

@@ -225,7 +225,6 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     let lane = lane_id();
     let cpr = b.geo.chunks_per_row();
     let rows_per_copy = 32 / cpr;
-    let row_bytes = D as u64 * K::ELEM_BYTES as u64;
     let ring = dynamic_smem_base().byte_add::<u8>(b.plan.ring_offset);
     // Page-table entries are copied PAGE_ID_LEAD tiles ahead into a shared-memory ring with
     // 4-byte `cp.async` (no register waits on the load) and read back at their tile, after a
