@@ -1129,8 +1129,12 @@ mod tests {
         assert_eq!(p.work.len(), 396 + 12);
         assert_eq!(p.merge.len(), 4);
         assert!(p.merge.iter().all(|m| m.num_splits == 3));
-        assert!(p.work[..396].iter().all(|w| w.partial_slot == FINAL_OUTPUT && w.kv_end == 732));
-        assert!(p.work[396..].iter().all(|w| w.kv_end - w.kv_start <= 4 * KV_TILE_TOKENS));
+        assert!(p.work[..396]
+            .iter()
+            .all(|w| w.partial_slot == FINAL_OUTPUT && w.kv_end == 732));
+        assert!(p.work[396..]
+            .iter()
+            .all(|w| w.kv_end - w.kv_start <= 4 * KV_TILE_TOKENS));
         // Two CTAs per SM: the balanced plans' business, untouched here.
         i.ctas_per_sm = 2;
         assert!(plan(&i).merge.is_empty());

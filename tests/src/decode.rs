@@ -655,6 +655,10 @@ pub fn cases() -> Vec<Case> {
             run: narrow_rows,
         },
         Case {
+            name: "decode/last_wave_split_against_reference",
+            run: last_wave_split,
+        },
+        Case {
             name: "decode/next_wave_prefetch_multi_wave",
             run: next_wave_prefetch,
         },
@@ -1099,7 +1103,11 @@ fn next_wave_prefetch(d: &Device) -> CaseResult {
         (c.dtype, c.kv_dtype) = (dt, kv);
         c.scales = kv.is_fp8().then_some(ScaleLayout::PerKvHead);
         c.splits = Splits::Fixed(splits);
-        c.kv_layout = if i % 2 == 1 { KvLayout::Hnd } else { KvLayout::Nhd };
+        c.kv_layout = if i % 2 == 1 {
+            KvLayout::Hnd
+        } else {
+            KvLayout::Nhd
+        };
         c.sinks = i == 2;
         c.seed = 10_200 + i as u64;
         // "N CTAs (waves of W)" in the report: more than one wave.
@@ -1113,7 +1121,12 @@ fn next_wave_prefetch(d: &Device) -> CaseResult {
         let mut runs = Vec::new();
         for on in [true, false] {
             c.prefetch = Some(on);
-            runs.push(run_case_expecting(d, &c, "more than one wave of CTAs", multi_wave));
+            runs.push(run_case_expecting(
+                d,
+                &c,
+                "more than one wave of CTAs",
+                multi_wave,
+            ));
         }
         match (runs.remove(0), runs.remove(0)) {
             (Ok(a), Ok(b)) => {
@@ -1525,6 +1538,47 @@ fn splits_agree(d: &Device) -> CaseResult {
         }
     }
     Ok(Outcome::Pass)
+}
+
+/// The last-wave split (host/src/plan.rs, "Last-wave split"): one CTA per SM (head dim 256,
+/// 64 rows per kv head: `_d256_g64` on sm_90a, the row-split kernel elsewhere) and one or a
+/// few blocks more than the SMs (of 10-12 tiles: longer ones get split or balanced plans), so
+/// the blocks of the last wave are cut into pieces merged by the combine while the others stay
+/// whole. Pages 1, 16 and 32, bf16 and f16, one and two kv heads, a window and sinks on one case: against the reference, bitwise stable, and each plan
+/// must have split blocks without being balanced.
+fn last_wave_split(d: &Device) -> CaseResult {
+    let sms = d.caps().sm_count;
+    let mut failures = Vec::new();
+    for (i, &(page, kv_heads, extra, len, dt)) in [
+        (32, 1, 1u32, 732u32, DType::Bf16),
+        (1, 2, 2, 732, DType::F16),
+        (16, 1, 3, 640, DType::Bf16),
+    ]
+    .iter()
+    .enumerate()
+    {
+        // kv_heads x requests = sms + extra blocks (rounded up to whole requests).
+        let requests = (sms + extra).div_ceil(kv_heads as u32);
+        let mut c = base(256, page, 16, 4, vec![len; requests as usize]);
+        c.kv_heads = kv_heads;
+        (c.dtype, c.kv_dtype) = (dt, dt);
+        c.window_left = (i == 1).then_some(300);
+        c.sinks = i == 2;
+        c.seed = 10_400 + i as u64;
+        let one_per_sm = format!("(waves of {sms})");
+        let want = |r: &str| {
+            !r.contains(" 0 merges") && r.contains("balanced false") && r.contains(&one_per_sm)
+        };
+        if let Err(e) = run_case_expecting(
+            d,
+            &c,
+            "one CTA per SM, split last-wave blocks, not balanced",
+            want,
+        ) {
+            failures.push(format!("case {i}: {e}"));
+        }
+    }
+    all_passed(failures)
 }
 
 /// Balanced plans (`Balance::On`; host/src/plan.rs, "Balanced plans"): blocks cut into
