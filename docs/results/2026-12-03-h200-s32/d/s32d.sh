@@ -12,4 +12,4 @@ for t in last_wave tma_tiles hnd_pages empty_requests bad_tensors cuda_graph tim
 done
 CS="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 FF_LONG_KV=640 timeout 90 $CS --tool memcheck --error-exitcode 3 --print-limit 20 target/bundle/gpu-tests last_wave > $R/memcheck-last-wave.log 2>&1; save "memcheck last_wave rc $?"
-FF_LONG_KV=640 timeout 120 $CS --tool racecheck --error-exitcode 3 --print-limit 20 target/bundle/gpu-tests last_wave > $R/racecheck-last-wave.log 2>&1; save "racecheck last_wave rc $?"
+FF_LONG_KV=640 timeout 100 $CS --tool racecheck --error-exitcode 3 --print-limit 20 target/bundle/gpu-tests last_wave > $R/racecheck-last-wave.log 2>&1; save "racecheck last_wave rc $?"
