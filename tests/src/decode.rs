@@ -796,6 +796,33 @@ fn hnd_pages(d: &Device) -> CaseResult {
 }
 
 /// A table test's result: pass, or every failure of its cases together.
+/// Two runs of case `i` that must agree bitwise (`what` names them in the failure): both must
+/// pass, and their reports' output hashes must be equal.
+fn bitwise_pair(
+    failures: &mut Vec<String>,
+    i: usize,
+    what: &str,
+    a: Result<String, String>,
+    b: Result<String, String>,
+    c: &DecodeCase,
+) {
+    match (a, b) {
+        (Ok(a), Ok(b)) => {
+            let hash = |r: &str| r.rsplit(", output ").next().unwrap_or("").to_string();
+            if hash(&a) != hash(&b) {
+                failures.push(format!(
+                    "case {i}: {what} differ: {a} / {b}\n    case: {c:?}"
+                ));
+            }
+        }
+        (a, b) => {
+            for e in [a.err(), b.err()].into_iter().flatten() {
+                failures.push(format!("case {i}: {e}"));
+            }
+        }
+    }
+}
+
 fn all_passed(failures: Vec<String>) -> CaseResult {
     if failures.is_empty() {
         Ok(Outcome::Pass)
@@ -1053,22 +1080,8 @@ fn tma_tiles(d: &Device) -> CaseResult {
         let on = run_case_expecting(d, &c, "TMA tiles", |r| r.contains(&tag));
         c.tma = Some(false);
         let off = run_case_expecting(d, &c, "no TMA tiles", |r| r.contains("tma boxes of 0,"));
-        match (on, off) {
-            (Ok(a), Ok(b)) => {
-                // The same bytes reached the same consumers: bitwise equal outputs.
-                let hash = |r: &str| r.rsplit(", output ").next().unwrap_or("").to_string();
-                if hash(&a) != hash(&b) {
-                    failures.push(format!(
-                        "case {i}: TMA and cp.async runs differ: {a} / {b}\n    case: {c:?}"
-                    ));
-                }
-            }
-            (a, b) => {
-                for e in [a.err(), b.err()].into_iter().flatten() {
-                    failures.push(format!("case {i}: {e}"));
-                }
-            }
-        }
+        // The same bytes reached the same consumers: bitwise equal outputs.
+        bitwise_pair(&mut failures, i, "TMA and cp.async runs", on, off, &c);
     }
     all_passed(failures)
 }
@@ -1128,21 +1141,8 @@ fn next_wave_prefetch(d: &Device) -> CaseResult {
                 multi_wave,
             ));
         }
-        match (runs.remove(0), runs.remove(0)) {
-            (Ok(a), Ok(b)) => {
-                let hash = |r: &str| r.rsplit(", output ").next().unwrap_or("").to_string();
-                if hash(&a) != hash(&b) {
-                    failures.push(format!(
-                        "case {i}: prefetch on and off differ: {a} / {b}\n    case: {c:?}"
-                    ));
-                }
-            }
-            (a, b) => {
-                for e in [a.err(), b.err()].into_iter().flatten() {
-                    failures.push(format!("case {i}: {e}"));
-                }
-            }
-        }
+        let (on, off) = (runs.remove(0), runs.remove(0));
+        bitwise_pair(&mut failures, i, "prefetch on and off", on, off, &c);
     }
     all_passed(failures)
 }
