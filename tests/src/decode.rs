@@ -1131,17 +1131,10 @@ fn next_wave_prefetch(d: &Device) -> CaseResult {
             let wave = tail.split(')').next().and_then(num);
             matches!((ctas, wave), (Some(n), Some(w)) if n > w)
         };
-        let mut runs = Vec::new();
-        for on in [true, false] {
+        let [on, off] = [true, false].map(|on| {
             c.prefetch = Some(on);
-            runs.push(run_case_expecting(
-                d,
-                &c,
-                "more than one wave of CTAs",
-                multi_wave,
-            ));
-        }
-        let (on, off) = (runs.remove(0), runs.remove(0));
+            run_case_expecting(d, &c, "more than one wave of CTAs", multi_wave)
+        });
         bitwise_pair(&mut failures, i, "prefetch on and off", on, off, &c);
     }
     all_passed(failures)
@@ -1544,8 +1537,9 @@ fn splits_agree(d: &Device) -> CaseResult {
 /// 64 rows per kv head: `_d256_g64` on sm_90a, the row-split kernel elsewhere) and one or a
 /// few blocks more than the SMs (of 10-12 tiles: longer ones get split or balanced plans), so
 /// the blocks of the last wave are cut into pieces merged by the combine while the others stay
-/// whole. Pages 1, 16 and 32, bf16 and f16, one and two kv heads, a window and sinks on one case: against the reference, bitwise stable, and each plan
-/// must have split blocks without being balanced.
+/// whole. Pages 1, 16 and 32, bf16 and f16, one and two kv heads, a window and sinks on one
+/// case: against the reference, bitwise stable, and each plan must have split blocks without
+/// being balanced.
 fn last_wave_split(d: &Device) -> CaseResult {
     let sms = d.caps().sm_count;
     let mut failures = Vec::new();
