@@ -208,6 +208,8 @@ pub struct Knobs {
     pub tma: Option<bool>,
     /// `--prefetch auto|on|off` (the next-wave prefetch).
     pub next_wave_prefetch: Option<bool>,
+    /// `--persistent auto|on|off`.
+    pub persistent: Option<bool>,
     pub tail: Option<ferroflash::TailSplit>,
     /// `--balance auto|on|off`.
     pub balance: ferroflash::Balance,
@@ -237,6 +239,7 @@ impl Default for Knobs {
             wgmma: c.wgmma,
             tma: c.tma,
             next_wave_prefetch: c.next_wave_prefetch,
+            persistent: c.persistent,
             tail: c.tail,
             balance: c.balance,
             cluster_merge: c.cluster_merge,
@@ -294,6 +297,7 @@ impl Case {
         cfg.wgmma = knobs.wgmma;
         cfg.tma = knobs.tma;
         cfg.next_wave_prefetch = knobs.next_wave_prefetch;
+        cfg.persistent = knobs.persistent;
         cfg.tail = knobs.tail;
         cfg.balance = knobs.balance;
         cfg.cluster_merge = knobs.cluster_merge;
@@ -715,9 +719,13 @@ fn bench_case(
             },
             plan.merge.len(),
         ) } else { format!(
-            "{} CTAs ({}/SM){}, {} merged blocks{}{}, {}, model {model_us:.1} us",
+            "{} CTAs ({}/SM){}{}, {} merged blocks{}{}, {}, model {model_us:.1} us",
             plan.work.len(),
             c.plans[0].ctas_per_sm(),
+            match c.plans[0].persistent_ctas() {
+                0 => String::new(),
+                n => format!(" on {n} persistent"),
+            },
             if plan.balanced { ", balanced" } else { "" },
             plan.merge.len(),
             if !plan.merge.is_empty() && c.plans[0].cluster_splits() == 0 {
