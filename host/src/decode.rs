@@ -918,8 +918,7 @@ impl DecodePlan {
         };
         let bufs = PlanBuffers::alloc(dev, sizes)?;
         // Graph plans merge with the combine kernel, never in clusters.
-        let persistent_ctas =
-            persistent_grid(cfg, persistent_capable, max_work, wave as u32);
+        let persistent_ctas = persistent_grid(cfg, persistent_capable, max_work, wave as u32);
         // Loaded now: capture may forbid module loads (`Device::preload`).
         dev.function(Self::combine_kernel(cfg))?;
         // Sized for the capacity's blocks (the grid is fixed at capture).

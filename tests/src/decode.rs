@@ -1161,7 +1161,9 @@ fn next_wave_prefetch(d: &Device) -> CaseResult {
 /// the sm_90a module.
 fn persistent_ctas(d: &Device) -> CaseResult {
     if d.arch() != ferroflash::ModuleArch::Sm90a {
-        return Ok(Outcome::Skip("persistent CTAs run the sm_90a wgmma kernels".into()));
+        return Ok(Outcome::Skip(
+            "persistent CTAs run the sm_90a wgmma kernels".into(),
+        ));
     }
     let sms = d.caps().sm_count;
     let mut failures = Vec::new();
@@ -1207,7 +1209,14 @@ fn persistent_ctas(d: &Device) -> CaseResult {
                 run_case_expecting(d, &c, "one CTA per item", |r| r.contains("persistent 0,"))
             }
         });
-        bitwise_pair(&mut failures, i, "persistent and one-CTA-per-item runs", on, off, &c);
+        bitwise_pair(
+            &mut failures,
+            i,
+            "persistent and one-CTA-per-item runs",
+            on,
+            off,
+            &c,
+        );
     }
     all_passed(failures)
 }
