@@ -218,7 +218,7 @@ pub unsafe fn decode_cta<
     // SAFETY: forwarded launch contract; the branch is warp-uniform.
     unsafe {
         if warp >= CONSUMER_WARPS {
-            producer::<O::K, D, STAGES>(p, wi, &b, items, mbar, warp - CONSUMER_WARPS, params_addr);
+            producer::<O::K, D, STAGES>(p, wi, &b, items, mbar, warp - CONSUMER_WARPS, O::Q::ELEM_BYTES, params_addr);
             // The ring becomes the consumers' merge scratch: meet them once more after the
             // last copy landed (See Note [ring reuse] in docs/DESIGN.md). Persistent CTAs'
             // epilogues keep off the ring.
@@ -283,6 +283,7 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(
     items: Items,
     mbar: Mbarriers,
     load_warp: u32,
+    q_elem_bytes: u32,
     params_addr: impl Fn() -> u64,
 ) {
     if first.num_tiles == 0 && !first.persistent {
@@ -365,6 +366,12 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(
             // (see `TmaLane`), kept by steps of 64.
             tma_tiles = if box_tokens != 0 && w.kv_start % box_tokens == 0 { (w.kv_end - w.kv_start) / KV_TILE_TOKENS } else { 0 };
             tile_slot = if tma_tiles > 0 { w.kv_start % p.page_size } else { 0 };
+            if g > 0 && load_warp + 1 == geo.producer_warps {
+                // A persistent CTA's later item: its Q rows into L2 while the consumers
+                // finish the current one.
+                // SAFETY: an item of the validated plan.
+                unsafe { prefetch_item_q::<D>(p, &w, geo.rows_per_block(), q_elem_bytes) };
+            }
         }
         let s = g % STAGES as u32;
         if g >= STAGES as u32 {
@@ -463,6 +470,32 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(
     if load_warp == 0 {
         // SAFETY: forwarded.
         unsafe { stamp_epi(p, 4) };
+    }
+}
+
+/// Bring the Q rows of work item `w` (`rows` packed rows from its first, those of real tokens;
+/// `q_elem_bytes` per element) into L2, one 128-byte line per lane and step: a persistent CTA's
+/// load warp does it when it starts the item's tiles, so that the consumers' `stage_q` of the
+/// item, after the previous item's epilogue, reads L2 instead of waiting in HBM's queue.
+/// Hints only.
+///
+/// # Safety
+/// A full warp; `w` an item of the validated plan.
+#[inline(always)]
+unsafe fn prefetch_item_q<const D: usize>(p: &DecodeParams, w: &DecodeWork, rows: u32, q_elem_bytes: u32) {
+    let row_bytes = D as u32 * q_elem_bytes;
+    let lines = row_bytes.div_ceil(128);
+    let mut i = lane_id();
+    while i < rows * lines {
+        let r = w.row_start + i / lines;
+        let token = r / p.group;
+        if token < w.q_len {
+            let head = w.kv_head * p.group + r % p.group;
+            let at = ((w.first_token + token) * p.q_heads + head) as u64 * row_bytes as u64 + 128 * (i % lines) as u64;
+            // SAFETY: inside a real row of the validated Q tensor.
+            unsafe { prefetch_global_l2(Gmem::from_addr(p.q + at)) };
+        }
+        i += 32;
     }
 }
 
