@@ -604,6 +604,7 @@ fn record_timeline(dev: &Device, c: &mut Case, calls: usize, dir: &str) -> Resul
         fmt("issued", stats(col(&dec, E::LastIssue))),
         fmt("loop", stats(col(&dec, E::LoopEnd))),
         fmt("merged", stats(col(&dec, E::MergeDone))),
+        fmt("item1", stats(col(&dec, E::NextItem))),
         fmt("exit", stats(col(&dec, E::Exit))),
     ];
     if !comb.is_empty() {
@@ -615,7 +616,7 @@ fn record_timeline(dev: &Device, c: &mut Case, calls: usize, dir: &str) -> Resul
     let json = serde_json::json!({
         "workload": c.name,
         "page": c.page,
-        "events": ["entry", "dependency_met", "first_data", "loop_end", "exit", "sm_id", "tiles", "last_issue", "merge_done", "cluster_met", "remote_done"],
+        "events": ["entry", "dependency_met", "first_data", "loop_end", "exit", "sm_id", "tiles", "last_issue", "merge_done", "cluster_met", "remote_done", "next_item"],
         "t0_ns": t0,
         "tile_bytes": tile_bytes,
         "decode": dec,

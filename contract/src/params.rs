@@ -179,6 +179,9 @@ pub enum TimelineEvent {
     ClusterMet = 9,
     /// Decode, cluster mode: thread 0 finished its reads of the cluster's partials.
     RemoteDone = 10,
+    /// Decode, persistent CTA: thread 0 finished its first item's stores (`Exit`: its last
+    /// item's).
+    NextItem = 11,
 }
 
 /// Parameters of the paged decode kernel and its combine kernel (one block, passed by value).

@@ -241,6 +241,12 @@ pub unsafe fn decode_cta<
                 let (mut b, mut wi, mut first_tile) = (b, wi, 0);
                 loop {
                     consumer_wgmma::<O, D, NT, STAGES>(p, &b, warp, mbar, first_tile);
+                    if persistent && thread_idx_x() == 0 {
+                        let ev = if items.after(wi).is_none() { TimelineEvent::Exit } else { TimelineEvent::NextItem };
+                        if first_tile == 0 || ev == TimelineEvent::Exit {
+                            timeline_stamp(p.timeline_decode, ev, global_timer_ns());
+                        }
+                    }
                     first_tile += b.num_tiles;
                     let Some(n) = items.after(wi) else { break };
                     wi = n;
