@@ -179,18 +179,20 @@ pub unsafe fn decode_cta<
     } else {
         p.num_work
     };
+    // Persistent CTAs where the geometry has them (the host sets it for no other variant; the
+    // others compile without the item loop).
+    let persistent = WG && geo.persistent_capable() && p.persistent_ctas != 0;
     // Let the combine grid (a programmatic dependent on sm_90+) be scheduled as soon as every
     // decode CTA runs: it waits for our results with `griddepcontrol.wait`, so its launch
-    // latency overlaps our work.
+    // latency overlaps our work. (A persistent CTA does so when it starts its last item.)
     #[cfg(target_feature = "sm_90")]
-    griddepcontrol_launch_dependents();
+    if !persistent {
+        griddepcontrol_launch_dependents();
+    }
     let wi = block_idx_x();
     if wi >= num_work {
         return;
     }
-    // Persistent CTAs where the geometry has them (the host sets it for no other variant; the
-    // others compile without the item loop).
-    let persistent = WG && geo.persistent_capable() && p.persistent_ctas != 0;
     let items = Items { stride: if persistent { p.persistent_ctas } else { 0 }, num_work };
     // SAFETY: `wi < num_work`, the length of the work list.
     let b = unsafe { Block::of(p, wi, num_work, persistent, geo) };
@@ -240,6 +242,9 @@ pub unsafe fn decode_cta<
                 // The CTA's items in order, their tiles numbered on through the ring.
                 let (mut b, mut wi, mut first_tile) = (b, wi, 0);
                 loop {
+                    if persistent && items.after(wi).is_none() {
+                        griddepcontrol_launch_dependents();
+                    }
                     consumer_wgmma::<O, D, NT, STAGES>(p, &b, warp, mbar, first_tile);
                     if persistent && thread_idx_x() == 0 {
                         let ev = if items.after(wi).is_none() { TimelineEvent::Exit } else { TimelineEvent::NextItem };
