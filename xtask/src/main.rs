@@ -241,13 +241,8 @@ const KNOWN_SPILLS: &[(&str, &str, u32)] = &[
     // and loaded in the epilogue, none inside the loop.
     ("sm_90a", "ff_decode_bf16_e4m3kv_d128_g64", 24),
     ("sm_90a", "ff_decode_bf16_e5m2kv_d128_g64", 24),
-    // (f16: 8 bytes until session 33's producer stream, then 16, outside the tile loop.)
-    ("sm_90a", "ff_decode_f16_e4m3kv_d128_g64", 16),
-    ("sm_90a", "ff_decode_f16_e5m2kv_d128_g64", 16),
-    // Head dim 256 `_g64` with persistent CTAs (session 33, change 105): at its 255-register
-    // cap, 3 loads and 3 stores per work item (its setup and epilogue), none in the tile loop.
-    ("sm_90a", "ff_decode_bf16_d256_g64", 28),
-    ("sm_90a", "ff_decode_f16_d256_g64", 28),
+    ("sm_90a", "ff_decode_f16_e4m3kv_d128_g64", 8),
+    ("sm_90a", "ff_decode_f16_e5m2kv_d128_g64", 8),
     ("sm_80", "ff_decode_bf16_d128_w64", 16),
     ("sm_80", "ff_decode_bf16_e4m3kv_d128_m16", 24),
     ("sm_80", "ff_decode_bf16_e4m3kv_d128_m8", 8),

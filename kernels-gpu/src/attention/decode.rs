@@ -28,7 +28,6 @@ struct Block {
     kv_len: u32,
     q_len: u32,
     first_token: u32,
-    first_page_entry: u32,
     num_tiles: u32,
     /// The work item one wave later ([`DecodeParams::next_wave_ctas`]), or [`NO_NEXT_WORK`].
     next_work: u32,
@@ -56,7 +55,6 @@ impl Block {
             kv_len: work.kv_len,
             q_len: work.q_len,
             first_token: work.first_token,
-            first_page_entry: work.first_page_entry,
             num_tiles: (work.kv_end - work.kv_start).div_ceil(KV_TILE_TOKENS),
             next_work: match wi.checked_add(p.next_wave_ctas) {
                 Some(n) if p.next_wave_ctas != 0 && !persistent && n < num_work => n,
@@ -699,7 +697,10 @@ fn row_head(p: &DecodeParams, b: &Block, lr: u32) -> u32 {
 /// All 128 consumer threads, uniform flow; launch contract of `decode_cta`.
 #[inline(always)]
 unsafe fn stage_q<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) -> SwizzledTile {
-    let tid = thread_idx_x();
+    // (Laundered: a persistent CTA stages Q once per item, and the row and block of each of
+    // this thread's steps would otherwise be hoisted out of its item loop and held in
+    // registers across the tile loop.)
+    let tid = launder_u32(thread_idx_x());
     let smem = dynamic_smem_base();
     let s_q = SwizzledTile { base: smem.byte_add(b.plan.q_offset), chunks_per_row: b.geo.q_chunks_per_row(), column_block_bytes: b.geo.column_block_bytes() };
     let rows = b.geo.rows_per_block();
@@ -1339,11 +1340,14 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
 }
 
 /// The epilogue of a persistent CTA's wgmma consumer (See Note [persistent CTAs] in
-/// docs/DESIGN.md): each thread normalises its own O elements and stores them, with no merge
-/// scratch (the ring already holds the next item's tiles). The arithmetic is
-/// `merge_scratch_and_store`'s for one key group, in the same order, so both epilogues write the
-/// same bits. Thread (warp, g, t) holds rows `row_base + g + 8 h` at head dims `8 n + 2 t ..`
-/// (`n` < D / 8; accumulator `o0` below 128, `o1` above).
+/// docs/DESIGN.md), with no merge scratch in the ring (it already holds the next item's tiles):
+/// each thread normalises its own O elements, the arithmetic of `merge_scratch_and_store` for
+/// one key group in the same order (both epilogues write the same bits). Thread (warp, g, t)
+/// holds rows `row_base + g + 8 h` at head dims `8 n + 2 t ..` (`n` < D / 8; accumulator `o0`
+/// below 128, `o1` above). A split's partial goes straight to the workspace (a quad's 8-byte
+/// stores fill a 32-byte sector); the final output is staged in the Q tile (free after the
+/// last S) and written in whole 16-byte chunks of each row: stores of a quad's 16 bytes per row
+/// took ~7 us per item under the K/V stream (s33 call b).
 ///
 /// # Safety
 /// The consumer warpgroup after its last tile (every wgmma complete); a block of the validated
@@ -1359,9 +1363,14 @@ unsafe fn store_wgmma_direct<O: Operands, const D: usize>(
     m_run: [f32; 2],
     l_run: [f32; 2],
 ) {
-    let quad = Quad::of_lane(lane_id());
+    let quad = Quad::of_lane(launder_u32(lane_id()));
     let v_scale = scale_of(p, p.v_scale, &b.work);
     let final_out = b.work.partial_slot == FINAL_OUTPUT;
+    // Final rows staged as EO in the Q tile: row `lr` at `512 lr`... (D * 2 bytes per row), its
+    // 16-byte chunk `c` at `c ^ (lr % 8)` (the 8 rows of a store land in distinct banks).
+    let stage = dynamic_smem_base().byte_add::<u32>(b.plan.q_offset);
+    let row_bytes = D as u32 * 2;
+    let chunk_at = |lr: u32, c: u32| lr * row_bytes + 16 * (c ^ (lr % 8));
     for h in 0..2 {
         let lr = row_base + quad.g + 8 * h as u32;
         // SAFETY: full warp.
@@ -1395,19 +1404,36 @@ unsafe fn store_wgmma_direct<O: Operands, const D: usize>(
                 unsafe { *Gmem::<f32>::from_addr(p.partial_lse).add(at as u64).ptr() = lse_log2 };
             }
         }
+        let partial = (b.work.partial_slot * p.rows_per_block + lr) as u64 * D as u64;
         for n in 0..D / 8 {
             let (oh, j) = if n < 16 { (o0, n) } else { (o1, n - 16) };
             let x = [0.0 + wt * oh[4 * j + 2 * h], 0.0 + wt * oh[4 * j + 2 * h + 1]];
-            let d = 8 * n as u32 + 2 * quad.t;
             if final_out {
-                let at = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 + d as u64;
-                // SAFETY: a real row of the validated output; 4-byte aligned (d even).
-                unsafe { st_global_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), O::EO::pack(x[0], x[1])) };
+                // SAFETY: inside the Q tile (rows x D x 2 bytes), no longer read: every warp
+                // of the group is past its last S (this thread's wait covered the group's).
+                unsafe { st_shared_u32(stage.byte_add(chunk_at(lr, n as u32) + 4 * quad.t), O::EO::pack(x[0], x[1])) };
             } else {
-                let at = (b.work.partial_slot * p.rows_per_block + lr) as u64 * D as u64 + d as u64;
-                // SAFETY: slot inside the workspace; 8-byte aligned (d even).
+                let at = partial + 8 * n as u64 + 2 * quad.t as u64;
+                // SAFETY: slot inside the workspace; 8-byte aligned.
                 unsafe { st_global_v2_u32(Gmem::<f32>::from_addr(p.partial_o).add(at).byte_add(0), [x[0].to_bits(), x[1].to_bits()]) };
             }
+        }
+    }
+    if final_out {
+        // SAFETY: the 128 consumer threads (uniform: one item).
+        unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
+        let chunks = row_bytes / 16;
+        let mut idx = launder_u32(thread_idx_x());
+        while idx < b.geo.rows_per_block() * chunks {
+            let (lr, c) = (idx / chunks, idx % chunks);
+            let (i, real) = row_token(p, b, lr);
+            if real {
+                let at = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 + 8 * c as u64;
+                // SAFETY: the staged chunk (written before the barrier); a real row of the
+                // validated output, 16-byte aligned.
+                unsafe { st_global_v4_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), ld_shared_v4_u32(stage.byte_add(chunk_at(lr, c)))) };
+            }
+            idx += CONSUMER_WARPS * 32;
         }
     }
 }
