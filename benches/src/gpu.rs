@@ -208,8 +208,6 @@ pub struct Knobs {
     pub tma: Option<bool>,
     /// `--prefetch auto|on|off` (the next-wave prefetch).
     pub next_wave_prefetch: Option<bool>,
-    /// `--persistent auto|on|off`.
-    pub persistent: Option<bool>,
     pub tail: Option<ferroflash::TailSplit>,
     /// `--balance auto|on|off`.
     pub balance: ferroflash::Balance,
@@ -239,7 +237,6 @@ impl Default for Knobs {
             wgmma: c.wgmma,
             tma: c.tma,
             next_wave_prefetch: c.next_wave_prefetch,
-            persistent: c.persistent,
             tail: c.tail,
             balance: c.balance,
             cluster_merge: c.cluster_merge,
@@ -297,7 +294,6 @@ impl Case {
         cfg.wgmma = knobs.wgmma;
         cfg.tma = knobs.tma;
         cfg.next_wave_prefetch = knobs.next_wave_prefetch;
-        cfg.persistent = knobs.persistent;
         cfg.tail = knobs.tail;
         cfg.balance = knobs.balance;
         cfg.cluster_merge = knobs.cluster_merge;
@@ -604,7 +600,6 @@ fn record_timeline(dev: &Device, c: &mut Case, calls: usize, dir: &str) -> Resul
         fmt("issued", stats(col(&dec, E::LastIssue))),
         fmt("loop", stats(col(&dec, E::LoopEnd))),
         fmt("merged", stats(col(&dec, E::MergeDone))),
-        fmt("item1", stats(col(&dec, E::NextItem))),
         fmt("exit", stats(col(&dec, E::Exit))),
     ];
     if !comb.is_empty() {
@@ -616,7 +611,7 @@ fn record_timeline(dev: &Device, c: &mut Case, calls: usize, dir: &str) -> Resul
     let json = serde_json::json!({
         "workload": c.name,
         "page": c.page,
-        "events": ["entry", "dependency_met", "first_data", "loop_end", "exit", "sm_id", "tiles", "last_issue", "merge_done", "cluster_met", "remote_done", "next_item"],
+        "events": ["entry", "dependency_met", "first_data", "loop_end", "exit", "sm_id", "tiles", "last_issue", "merge_done", "cluster_met", "remote_done"],
         "t0_ns": t0,
         "tile_bytes": tile_bytes,
         "decode": dec,
@@ -720,13 +715,9 @@ fn bench_case(
             },
             plan.merge.len(),
         ) } else { format!(
-            "{} CTAs ({}/SM){}{}, {} merged blocks{}{}, {}, model {model_us:.1} us",
+            "{} CTAs ({}/SM){}, {} merged blocks{}{}, {}, model {model_us:.1} us",
             plan.work.len(),
             c.plans[0].ctas_per_sm(),
-            match c.plans[0].persistent_ctas() {
-                0 => String::new(),
-                n => format!(" on {n} persistent"),
-            },
             if plan.balanced { ", balanced" } else { "" },
             plan.merge.len(),
             if !plan.merge.is_empty() && c.plans[0].cluster_splits() == 0 {

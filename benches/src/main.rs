@@ -73,11 +73,6 @@ enum Cmd {
         /// CTA one wave later into L2. `auto` (the library's choice: on), `on` or `off`.
         #[arg(long, default_value = "auto")]
         prefetch: String,
-        /// Persistent CTAs (the library's `DecodeConfig::persistent`): where the variant has
-        /// them (wgmma, head dim 256) and the work list exceeds one wave, one wave of CTAs runs
-        /// every item. `auto` (the library's choice: on), `on` or `off`.
-        #[arg(long, default_value = "auto")]
-        persistent: String,
         /// Experimental tail split `PERCENT:CHUNK_TILES` (e.g. `25:4`): the last PERCENT of every
         /// split block's tiles in chunks of CHUNK_TILES, taken by the SMs that finish first.
         #[arg(long)]
@@ -162,7 +157,6 @@ fn main() {
             wgmma,
             tma,
             prefetch,
-            persistent,
             tail,
             balance,
             cluster,
@@ -196,10 +190,6 @@ fn main() {
             let prefetch = match prefetch.as_str() {
                 "auto" => Ok(None),
                 v => on_off("--prefetch", v, "auto, on or off").map(Some),
-            };
-            let persistent = match persistent.as_str() {
-                "auto" => Ok(None),
-                v => on_off("--persistent", v, "auto, on or off").map(Some),
             };
             let tail = match tail.as_deref().map(parse_tail) {
                 None => Ok(None),
@@ -237,7 +227,6 @@ fn main() {
                     wgmma: wgmma?,
                     tma: tma?,
                     next_wave_prefetch: prefetch?,
-                    persistent: persistent?,
                     tail: tail?,
                     balance: balance?,
                     cluster_merge: cluster_merge?,

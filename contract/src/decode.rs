@@ -148,15 +148,6 @@ pub struct DecodeSmemPlan {
 }
 
 impl DecodeGeometry {
-    /// Whether the variant runs persistent CTAs when the host asks (See Note [persistent CTAs]
-    /// in docs/DESIGN.md): the wgmma variants at head dim 256, one CTA per SM (three 64 KiB
-    /// stages and a 32 KiB Q tile), whose later waves otherwise start each CTA alone on its SM.
-    /// The wgmma variants at head dim 128 run two CTAs per SM and compile without the item
-    /// loop (it cost them spills at their 168-register cap).
-    pub const fn persistent_capable(&self) -> bool {
-        self.wgmma && self.head_dim == 256
-    }
-
     /// Packed query rows per CTA.
     pub const fn rows_per_block(&self) -> u32 {
         M_TILE_ROWS * self.m_tiles

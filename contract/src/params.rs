@@ -179,9 +179,6 @@ pub enum TimelineEvent {
     ClusterMet = 9,
     /// Decode, cluster mode: thread 0 finished its reads of the cluster's partials.
     RemoteDone = 10,
-    /// Decode, persistent CTA: thread 0 finished its first item's stores (`Exit`: its last
-    /// item's).
-    NextItem = 11,
 }
 
 /// Parameters of the paged decode kernel and its combine kernel (one block, passed by value).
@@ -280,16 +277,11 @@ pub struct DecodeParams {
     /// `blockIdx.x + next_wave_ctas`, which a CTA of a later wave starts on about when this one
     /// ends (See Note [next-wave prefetch] in docs/DESIGN.md).
     pub next_wave_ctas: u32,
-    /// Persistent CTAs (See Note [persistent CTAs] in docs/DESIGN.md): 0 (off: CTA `b` runs
-    /// work item `b`), or the grid size `G`, and CTA `b` runs items `b, b + G, b + 2G, ...`
-    /// below the work count in one ring, its load warps filling the next item's stages while
-    /// its consumers finish the current one. Only the wgmma variants read it.
-    pub persistent_ctas: u32,
     /// Puts `k_map` on a 64-byte offset (asserted below): rustc passes kernel parameters with
     /// at most 16-byte alignment, so the PTX build raises the decode entries' parameter to
     /// `.align 64` (`ferroflash_ptxbuild::apply_param_alignment`) and the maps must sit on
     /// 64-byte offsets inside it.
-    pub _tma_pad: [u32; 1],
+    pub _tma_pad: [u32; 2],
     /// Tensor map of the K pool (when `tma_box_tokens > 0`): dims (head dim, kv head, token in
     /// page, page), box (128 bytes, 1, `tma_box_tokens`, 1), 128-byte swizzle. Read by the TMA
     /// unit from this parameter block (`.param` space).

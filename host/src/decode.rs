@@ -126,12 +126,6 @@ pub struct DecodeConfig {
     /// than one wave, each CTA's last load warp brings the page-table entries and the first K/V
     /// tile of the CTA one wave later into L2. `None` (default) = on, `Some(false)` off.
     pub next_wave_prefetch: Option<bool>,
-    /// Persistent CTAs (See Note [persistent CTAs] in docs/DESIGN.md): where the variant has
-    /// them (the wgmma kernels at head dim 256, one CTA per SM) and the work list is longer
-    /// than one wave of resident CTAs, launch one wave of CTAs that each run every wave-th work
-    /// item in one ring, the next item's tiles loading while the current one ends. `None`
-    /// (default) = on where it applies, `Some(false)` off (one CTA per work item).
-    pub persistent: Option<bool>,
     /// Experimental: cut the end of every split block into small chunks that the SMs finishing
     /// first take ([`crate::plan::TailSplit`]); `None` (default): off.
     pub tail: Option<TailSplit>,
@@ -190,7 +184,6 @@ impl DecodeConfig {
             wgmma: None,
             tma: None,
             next_wave_prefetch: None,
-            persistent: None,
             tail: None,
             balance: Balance::Auto,
             cluster_merge: true,
@@ -473,9 +466,6 @@ pub struct DecodePlan {
     ctas_per_sm: u32,
     /// CTAs resident at once (`sm_count * ctas_per_sm`): the next-wave prefetch distance.
     wave_ctas: u32,
-    /// Persistent CTAs: the decode grid's size when its CTAs run every `persistent_ctas`-th
-    /// work item, 0 when each runs one ([`DecodeConfig::persistent`]).
-    persistent_ctas: u32,
     decode_kernel: &'static str,
     combine_kernel: &'static str,
     dims: LaunchDims,
@@ -775,18 +765,6 @@ fn kernel_name(
         .expect("every validated (dtypes, head_dim, m_tiles) the planner picks has a variant")
 }
 
-/// The persistent grid (See Note [persistent CTAs] in docs/DESIGN.md): one wave of `wave`
-/// resident CTAs when the variant can run them (`capable`, which the caller clears in cluster
-/// mode), `cfg` allows them and `work` items (or, for a graph plan, the most it may plan) exceed
-/// one wave; 0 (one CTA per item) otherwise.
-fn persistent_grid(cfg: &DecodeConfig, capable: bool, work: usize, wave: u32) -> u32 {
-    if capable && cfg.persistent != Some(false) && work > wave as usize {
-        wave
-    } else {
-        0
-    }
-}
-
 impl DecodePlan {
     /// Validate `cfg` and `tables`, plan the splits for `dev`, and upload tables and work list.
     pub fn new(dev: &Device, cfg: &DecodeConfig, tables: &BatchTables) -> Result<DecodePlan> {
@@ -797,7 +775,7 @@ impl DecodePlan {
         let kv_tiles = crate::plan::batch_kv_tiles(tables.kv_lens, cfg.kv_heads);
         let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
-        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens, persistent_capable) =
+        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =
             Self::variant(dev, cfg, m_tiles, narrow)?;
         let capacity = Self::cluster_capacities(dev, cfg, decode_kernel, dims)?;
         let mut plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm, &capacity);
@@ -821,13 +799,6 @@ impl DecodePlan {
         let mut bufs = PlanBuffers::alloc(dev, sizes)?;
         bufs.fill(dev, tables, &plan)?;
         let max_splits = plan.merge.iter().map(|m| m.num_splits).max().unwrap_or(0);
-        let wave_ctas = dev.caps().sm_count * ctas_per_sm;
-        let persistent_ctas = persistent_grid(
-            cfg,
-            persistent_capable && cluster == 0,
-            plan.work.len(),
-            wave_ctas,
-        );
         if !plan.merge.is_empty() && cluster == 0 {
             // Loaded now, not at the first run (`Device::preload`).
             dev.function(Self::combine_kernel(cfg))?;
@@ -839,21 +810,12 @@ impl DecodePlan {
             graph: None,
             m_tiles,
             ctas_per_sm,
-            wave_ctas,
-            persistent_ctas,
+            wave_ctas: dev.caps().sm_count * ctas_per_sm,
             decode_kernel,
             tma_box_tokens,
             combine_kernel: Self::combine_kernel(cfg),
             dims: LaunchDims {
-                grid: (
-                    if persistent_ctas > 0 {
-                        persistent_ctas
-                    } else {
-                        plan.work.len() as u32
-                    },
-                    1,
-                    1,
-                ),
+                grid: (plan.work.len() as u32, 1, 1),
                 ..dims
             },
             cluster,
@@ -892,7 +854,7 @@ impl DecodePlan {
         let kv_tiles = max_keys.div_ceil(KV_TILE_TOKENS as u64) * cfg.kv_heads as u64;
         let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
-        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens, persistent_capable) =
+        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =
             Self::variant(dev, cfg, m_tiles, narrow)?;
         let rows_per_block = M_TILE_ROWS * m_tiles;
         // Work items: without a split, one per (request, kv head, row block); with automatic
@@ -917,8 +879,6 @@ impl DecodePlan {
             head_dim: cfg.head_dim as usize,
         };
         let bufs = PlanBuffers::alloc(dev, sizes)?;
-        // Graph plans merge with the combine kernel, never in clusters.
-        let persistent_ctas = persistent_grid(cfg, persistent_capable, max_work, wave as u32);
         // Loaded now: capture may forbid module loads (`Device::preload`).
         dev.function(Self::combine_kernel(cfg))?;
         // Sized for the capacity's blocks (the grid is fixed at capture).
@@ -943,21 +903,12 @@ impl DecodePlan {
             graph: Some(cap),
             m_tiles,
             ctas_per_sm,
-            wave_ctas: wave as u32,
-            persistent_ctas,
+            wave_ctas: dev.caps().sm_count * ctas_per_sm,
             decode_kernel,
             tma_box_tokens,
             combine_kernel: Self::combine_kernel(cfg),
             dims: LaunchDims {
-                grid: (
-                    if persistent_ctas > 0 {
-                        persistent_ctas
-                    } else {
-                        max_work as u32
-                    },
-                    1,
-                    1,
-                ),
+                grid: (max_work as u32, 1, 1),
                 ..dims
             },
             // Graph mode re-plans within a fixed grid: splits vary per update, so the combine
@@ -1017,8 +968,7 @@ impl DecodePlan {
             &[],
         );
         let (work_cap, merge_cap) = (
-            // (The work buffer's items: the grid of a persistent plan is one wave.)
-            self.bufs.work.len() / DecodeWork::WORDS,
+            self.dims.grid.0 as usize,
             self.combine_dims.map_or(0, |d| d.grid.0 as usize),
         );
         if plan.work.len() > work_cap || plan.merge.len() > merge_cap {
@@ -1039,14 +989,14 @@ impl DecodePlan {
     }
 
     /// Kernel variant for `m_tiles` (narrow or not; row groups from the config): name, launch
-    /// shape (grid still 0), resident CTAs per SM, rows per TMA box (0: no TMA tiles), and
-    /// whether it runs persistent CTAs. A narrow variant has the geometry of its 16-row one.
+    /// shape (grid still 0), resident CTAs per SM, rows per TMA box (0: no TMA tiles). A narrow
+    /// variant has the geometry of its 16-row one.
     fn variant(
         dev: &Device,
         cfg: &DecodeConfig,
         m_tiles: u32,
         narrow: bool,
-    ) -> Result<(&'static str, LaunchDims, u32, u32, bool)> {
+    ) -> Result<(&'static str, LaunchDims, u32, u32)> {
         let row_groups = cfg.row_groups_for(m_tiles);
         let wgmma = wgmma_variant(dev.arch(), cfg, m_tiles, row_groups);
         let name = kernel_name(cfg, m_tiles, row_groups, narrow, wgmma);
@@ -1072,13 +1022,7 @@ impl DecodePlan {
         } else {
             0
         };
-        Ok((
-            name,
-            dims,
-            ctas_per_sm,
-            tma_box_tokens,
-            geo.persistent_capable(),
-        ))
+        Ok((name, dims, ctas_per_sm, tma_box_tokens))
     }
 
     /// For the split model: clusters of `n` CTAs of the decode variant the device holds at once,
@@ -1240,11 +1184,6 @@ impl DecodePlan {
     /// Resident CTAs per SM of that kernel (occupancy the planner used).
     pub fn ctas_per_sm(&self) -> u32 {
         self.ctas_per_sm
-    }
-    /// The decode grid's size when its CTAs are persistent (each runs every
-    /// `persistent_ctas`-th work item; [`DecodeConfig::persistent`]), 0 otherwise.
-    pub fn persistent_ctas(&self) -> u32 {
-        self.persistent_ctas
     }
     /// The split model's estimate of this plan, in tile-times: one tile-time is what a CTA
     /// takes to stream one 64-key tile of K and V while `sm_count * ctas_per_sm` CTAs stream at
@@ -1510,13 +1449,12 @@ impl DecodePlan {
             kv_head_stride_rows: layout.head_stride_rows(),
             group_magic: ferroflash_contract::params::group_magic(c.q_heads / c.kv_heads),
             tma_box_tokens: self.tma_box_tokens,
-            next_wave_ctas: if c.next_wave_prefetch == Some(false) || self.persistent_ctas > 0 {
+            next_wave_ctas: if c.next_wave_prefetch == Some(false) {
                 0
             } else {
                 self.wave_ctas
             },
-            persistent_ctas: self.persistent_ctas,
-            _tma_pad: [0; 1],
+            _tma_pad: [0; 2],
             k_map: self.kv_map(raw.k_pool)?,
             v_map: self.kv_map(raw.v_pool)?,
         })

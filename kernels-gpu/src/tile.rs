@@ -29,9 +29,7 @@ pub unsafe fn table_u32(addr: u64, i: u32) -> u32 {
 #[inline(always)]
 pub unsafe fn timeline_stamp(timeline: u64, ev: TimelineEvent, value: u64) {
     if timeline != NONE_ADDR {
-        // Laundered: the address is computed at each stamp, not hoisted out of a persistent
-        // CTA's item loop into registers held across it.
-        let at = (launder_u32(block_idx_x()) * TIMELINE_WORDS + ev as u32) as u64;
+        let at = (block_idx_x() * TIMELINE_WORDS + ev as u32) as u64;
         // SAFETY: forwarded to the caller.
         unsafe { *Gmem::<u64>::from_addr(timeline).add(at).ptr() = value };
     }

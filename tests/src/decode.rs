@@ -65,8 +65,6 @@ pub struct DecodeCase {
     pub kv_layout: KvLayout,
     /// `DecodeConfig::next_wave_prefetch` (default `None`: automatic, on).
     pub prefetch: Option<bool>,
-    /// `DecodeConfig::persistent` (default `None`: automatic, on where it applies).
-    pub persistent: Option<bool>,
 }
 
 /// Where a non-finite value is planted: Q of request 0's first token, head 0, dim 3; or the K
@@ -284,7 +282,6 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.tma = c.tma;
     cfg.kv_layout = c.kv_layout;
     cfg.next_wave_prefetch = c.prefetch;
-    cfg.persistent = c.persistent;
     cfg.sm_scale = Some(problem.sm_scale);
     let q_indptr = problem.q_indptr();
     let plan = DecodePlan::new(
@@ -418,10 +415,9 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
             (h ^ w as u64).wrapping_mul(0x0100_0000_01b3)
         });
     Ok(format!(
-        "{report}; {} CTAs (waves of {}), persistent {}, {} merges, balanced {}, {}, clusters of {}, tma boxes of {}, output {hash:016x}",
+        "{report}; {} CTAs (waves of {}), {} merges, balanced {}, {}, clusters of {}, tma boxes of {}, output {hash:016x}",
         plan.plan().work.len(),
         dev.caps().sm_count * plan.ctas_per_sm(),
-        plan.persistent_ctas(),
         plan.plan().merge.len(),
         plan.plan().balanced,
         plan.kernel(),
@@ -525,7 +521,6 @@ pub fn sweep() -> Vec<DecodeCase> {
                     tma: None,
                     kv_layout: cycled_kv_layout(i),
                     prefetch: None,
-                    persistent: None,
                 });
                 i += 1;
             }
@@ -592,7 +587,6 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     tma: None,
                     kv_layout: cycled_kv_layout(i),
                     prefetch: None,
-                    persistent: None,
                 });
                 i += 1;
             }
@@ -669,10 +663,6 @@ pub fn cases() -> Vec<Case> {
             run: next_wave_prefetch,
         },
         Case {
-            name: "decode/persistent_ctas_against_reference",
-            run: persistent_ctas,
-        },
-        Case {
             name: "decode/m_tiles_override_one_or_two_tiles",
             run: m_tiles_override,
         },
@@ -742,7 +732,6 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         tma: None,
         kv_layout: KvLayout::Nhd,
         prefetch: None,
-        persistent: None,
     }
 }
 
@@ -1151,76 +1140,6 @@ fn next_wave_prefetch(d: &Device) -> CaseResult {
     all_passed(failures)
 }
 
-/// Persistent CTAs (See Note [persistent CTAs] in docs/DESIGN.md): the head-dim-256 wgmma
-/// kernel over more work items than one wave of CTAs, each CTA running every wave-th item in
-/// one ring. Pages 1, 3, 16 and 64 (the last two by TMA tiles where whole), bf16 and f16, NHD
-/// and HND, ragged lengths with empty and one-key requests, fixed splits (partials for the
-/// combine, and empty splits under a window), sinks, softcap. Each case runs with persistent
-/// CTAs and without: both against the reference, the first on a persistent grid, the second
-/// on one CTA per item, and bitwise equal (the epilogues do the same arithmetic). Skips off
-/// the sm_90a module.
-fn persistent_ctas(d: &Device) -> CaseResult {
-    if d.arch() != ferroflash::ModuleArch::Sm90a {
-        return Ok(Outcome::Skip(
-            "persistent CTAs run the sm_90a wgmma kernels".into(),
-        ));
-    }
-    let sms = d.caps().sm_count;
-    let mut failures = Vec::new();
-    // (page, kv heads, new tokens, splits, dtype)
-    let shapes: [(usize, usize, u32, Splits, DType); 4] = [
-        (16, 2, 4, Splits::Auto, DType::Bf16),
-        (1, 2, 4, Splits::Fixed(2), DType::F16),
-        (64, 1, 4, Splits::Auto, DType::Bf16),
-        (3, 2, 3, Splits::Fixed(3), DType::Bf16),
-    ];
-    for (i, &(page, kv_heads, q_len, splits, dt)) in shapes.iter().enumerate() {
-        // 2.3 waves of blocks (kv_heads x requests), fewer with splits.
-        let requests = (sms as usize * 23 / 10).div_ceil(kv_heads);
-        let lens = (0..requests as u32)
-            .map(|r| match r % 9 {
-                0 => 0,
-                1 => 1,
-                2 => page as u32 + 1,
-                _ => 200 + (r * 731) % 1300,
-            })
-            .collect();
-        let mut c = base(256, page, 16, q_len, lens);
-        c.kv_heads = kv_heads;
-        (c.dtype, c.kv_dtype) = (dt, dt);
-        c.splits = splits;
-        // 16 heads x 3-4 tokens: 48-64 rows per kv head, the 64-row wgmma kernel.
-        c.m_tiles = Some(4);
-        c.kv_layout = if i % 2 == 1 {
-            KvLayout::Hnd
-        } else {
-            KvLayout::Nhd
-        };
-        c.sinks = i % 2 == 0;
-        c.softcap = (i == 1).then_some(30.0);
-        c.window_left = (i == 3).then_some(150);
-        c.seed = 10_500 + i as u64;
-        let persistent = |r: &str| !r.contains("persistent 0,") && r.contains("_d256_g64");
-        let [on, off] = [true, false].map(|on| {
-            c.persistent = Some(on);
-            if on {
-                run_case_expecting(d, &c, "a persistent grid of the _g64 kernel", persistent)
-            } else {
-                run_case_expecting(d, &c, "one CTA per item", |r| r.contains("persistent 0,"))
-            }
-        });
-        bitwise_pair(
-            &mut failures,
-            i,
-            "persistent and one-CTA-per-item runs",
-            on,
-            off,
-            &c,
-        );
-    }
-    all_passed(failures)
-}
-
 /// One small fp8 case per mode (the sanitizer runs' fp8 coverage; the sweep is too long under
 /// racecheck).
 fn fp8_quick(d: &Device) -> CaseResult {
@@ -1543,7 +1462,6 @@ fn soak(d: &Device) -> CaseResult {
             tma: None,
             kv_layout: [KvLayout::Nhd, KvLayout::Hnd][pick(&mut rng, 2)],
             prefetch: None,
-            persistent: None,
         };
         let r = if i % 100 == 99 {
             let mut small = c.clone();
@@ -2055,7 +1973,7 @@ fn bad_tensors(d: &Device) -> CaseResult {
 /// replays must match the float64 reference, and a replay must equal a direct run bitwise.
 /// Also with the experimental tail split (its larger grid reserved at capture).
 fn graph_replay(d: &Device) -> CaseResult {
-    graph_replay_with(d, None, 4, false, 128)?;
+    graph_replay_with(d, None, 4, false)?;
     graph_replay_with(
         d,
         Some(ferroflash::TailSplit {
@@ -2064,30 +1982,24 @@ fn graph_replay(d: &Device) -> CaseResult {
         }),
         4,
         false,
-        128,
     )?;
     // At most 2 new tokens x group 4 = 8 rows: the narrow kernel.
-    graph_replay_with(d, None, 2, false, 128)?;
+    graph_replay_with(d, None, 2, false)?;
     // Up to 16 new tokens x group 4 = 64 rows: the row-split _w64 kernel, or the wgmma _g64
     // one on sm_90a (checked).
-    graph_replay_with(d, None, 16, false, 128)?;
-    // The same at head dim 256: on sm_90a the `_g64` kernel on a persistent grid (one wave of
-    // CTAs sized at capture, fewer items than CTAs in the batches: checked).
-    graph_replay_with(d, None, 16, false, 256)?;
+    graph_replay_with(d, None, 16, false)?;
     // A balanced plan (blocks cut at slot boundaries, dispatch order) replayed after updates.
-    graph_replay_with(d, None, 4, true, 128)
+    graph_replay_with(d, None, 4, true)
 }
 
 /// Graph capture and replay with `max_new_tokens` new tokens at most (the batches' new tokens
 /// are capped to it, and scaled by 4 from 8 up); 2 or fewer runs the narrow variant, 16 the
-/// row-split `_w64` one or, on sm_90a, the wgmma `_g64` one (pinned, checked), over HND pages;
-/// at head dim 256 on sm_90a, on a persistent grid (checked).
+/// row-split `_w64` one or, on sm_90a, the wgmma `_g64` one (pinned, checked), over HND pages.
 fn graph_replay_with(
     d: &Device,
     tail: Option<ferroflash::TailSplit>,
     max_new_tokens: u32,
     balanced: bool,
-    head_dim: usize,
 ) -> CaseResult {
     use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
     use cudarc::driver::{DevicePtr, DevicePtrMut};
@@ -2098,7 +2010,7 @@ fn graph_replay_with(
     } else {
         (4, 400)
     };
-    let (kv_heads, group, page) = (4usize, 4usize, 16usize);
+    let (kv_heads, group, head_dim, page) = (4usize, 4usize, 128usize, 16usize);
     let cap = GraphCapacity {
         max_requests,
         max_new_tokens,
@@ -2135,16 +2047,6 @@ fn graph_replay_with(
         return Err(format!(
             "graph plan kernel {} (narrow expected: {narrow}, {max_new_tokens} new tokens)",
             plan.kernel()
-        ));
-    }
-    let want_persistent = head_dim == 256
-        && max_new_tokens as usize * group > 32
-        && d.arch() == ferroflash::ModuleArch::Sm90a;
-    if want_persistent != (plan.persistent_ctas() > 0) {
-        return Err(format!(
-            "graph plan {} at head dim {head_dim}: persistent grid {} (expected one: {want_persistent})",
-            plan.kernel(),
-            plan.persistent_ctas()
         ));
     }
     let s = d.stream();

@@ -28,62 +28,12 @@ struct Block {
     kv_len: u32,
     q_len: u32,
     first_token: u32,
+    first_page_entry: u32,
     num_tiles: u32,
     /// The work item one wave later ([`DecodeParams::next_wave_ctas`]), or [`NO_NEXT_WORK`].
     next_work: u32,
-    /// A persistent CTA's item (See Note [persistent CTAs] in docs/DESIGN.md): later items'
-    /// tiles follow this one's in the ring, so every stage is released and the epilogue keeps
-    /// off the ring.
-    persistent: bool,
     geo: DecodeGeometry,
     plan: DecodeSmemPlan,
-}
-
-impl Block {
-    /// The block of work item `wi` (< the work count `num_work`) of a CTA that is
-    /// `persistent` or not.
-    ///
-    /// # Safety
-    /// `wi` indexes the validated work list.
-    #[inline(always)]
-    unsafe fn of(p: &DecodeParams, wi: u32, num_work: u32, persistent: bool, geo: DecodeGeometry) -> Block {
-        // SAFETY: forwarded.
-        let work = unsafe { *(p.work as *const DecodeWork).add(wi as usize) };
-        // The planner copied the request's scalars into the work item: no dependent loads here.
-        Block {
-            work,
-            kv_len: work.kv_len,
-            q_len: work.q_len,
-            first_token: work.first_token,
-            num_tiles: (work.kv_end - work.kv_start).div_ceil(KV_TILE_TOKENS),
-            next_work: match wi.checked_add(p.next_wave_ctas) {
-                Some(n) if p.next_wave_ctas != 0 && !persistent && n < num_work => n,
-                _ => NO_NEXT_WORK,
-            },
-            persistent,
-            geo,
-            plan: geo.smem(),
-        }
-    }
-}
-
-/// The work items of one CTA, in order: `first`, then (persistent CTAs) every `stride`-th item
-/// below `num_work`.
-#[derive(Clone, Copy)]
-struct Items {
-    stride: u32,
-    num_work: u32,
-}
-
-impl Items {
-    /// The item after `wi`, if any.
-    #[inline(always)]
-    fn after(&self, wi: u32) -> Option<u32> {
-        match wi.checked_add(self.stride) {
-            Some(n) if self.stride != 0 && n < self.num_work => Some(n),
-            _ => None,
-        }
-    }
 }
 
 /// The full/empty mbarriers of the ring.
@@ -177,23 +127,32 @@ pub unsafe fn decode_cta<
     } else {
         p.num_work
     };
-    // Persistent CTAs where the geometry has them (the host sets it for no other variant; the
-    // others compile without the item loop).
-    let persistent = WG && geo.persistent_capable() && p.persistent_ctas != 0;
     // Let the combine grid (a programmatic dependent on sm_90+) be scheduled as soon as every
     // decode CTA runs: it waits for our results with `griddepcontrol.wait`, so its launch
-    // latency overlaps our work. (A persistent CTA does so when it starts its last item.)
+    // latency overlaps our work.
     #[cfg(target_feature = "sm_90")]
-    if !persistent {
-        griddepcontrol_launch_dependents();
-    }
+    griddepcontrol_launch_dependents();
     let wi = block_idx_x();
     if wi >= num_work {
         return;
     }
-    let items = Items { stride: if persistent { p.persistent_ctas } else { 0 }, num_work };
     // SAFETY: `wi < num_work`, the length of the work list.
-    let b = unsafe { Block::of(p, wi, num_work, persistent, geo) };
+    let work = unsafe { *(p.work as *const DecodeWork).add(wi as usize) };
+    // The planner copied the request's scalars into the work item: no dependent loads here.
+    let b = Block {
+        work,
+        kv_len: work.kv_len,
+        q_len: work.q_len,
+        first_token: work.first_token,
+        first_page_entry: work.first_page_entry,
+        num_tiles: (work.kv_end - work.kv_start).div_ceil(KV_TILE_TOKENS),
+        next_work: match wi.checked_add(p.next_wave_ctas) {
+            Some(n) if p.next_wave_ctas != 0 && n < num_work => n,
+            _ => NO_NEXT_WORK,
+        },
+        geo,
+        plan: geo.smem(),
+    };
     let warp = thread_idx_x() / 32;
     if thread_idx_x() == 0 {
         // SAFETY: the host sized the timeline for the grid (or passed none).
@@ -218,13 +177,10 @@ pub unsafe fn decode_cta<
     // SAFETY: forwarded launch contract; the branch is warp-uniform.
     unsafe {
         if warp >= CONSUMER_WARPS {
-            producer::<O::K, D, STAGES>(p, wi, &b, items, mbar, warp - CONSUMER_WARPS, O::Q::ELEM_BYTES, params_addr);
+            producer::<O::K, D, STAGES>(p, &b, mbar, warp - CONSUMER_WARPS, params_addr);
             // The ring becomes the consumers' merge scratch: meet them once more after the
-            // last copy landed (See Note [ring reuse] in docs/DESIGN.md). Persistent CTAs'
-            // epilogues keep off the ring.
-            if !b.persistent {
-                barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads());
-            }
+            // last copy landed (See Note [ring reuse] in docs/DESIGN.md).
+            barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads());
             // In cluster mode every thread of the cluster meets at the two cluster barriers
             // of `cluster_merge`.
             if in_cluster(p) {
@@ -236,29 +192,7 @@ pub unsafe fn decode_cta<
             }
         } else if WG {
             #[cfg(target_feature = "sm_90a")]
-            {
-                // The CTA's items in order, their tiles numbered on through the ring.
-                let (mut b, mut wi, mut first_tile) = (b, wi, 0);
-                loop {
-                    if persistent && items.after(wi).is_none() {
-                        griddepcontrol_launch_dependents();
-                    }
-                    consumer_wgmma::<O, D, NT, STAGES>(p, &b, warp, mbar, first_tile);
-                    if persistent && thread_idx_x() == 0 {
-                        let ev = if items.after(wi).is_none() { TimelineEvent::Exit } else { TimelineEvent::NextItem };
-                        if first_tile == 0 || ev == TimelineEvent::Exit {
-                            timeline_stamp(p.timeline_decode, ev, global_timer_ns());
-                        }
-                    }
-                    first_tile += b.num_tiles;
-                    let Some(n) = items.after(wi) else { break };
-                    wi = n;
-                    b = Block::of(p, n, num_work, persistent, geo);
-                    // Every consumer warp is past its last wgmma on the Q tile and its own
-                    // epilogue before any restages Q.
-                    bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32);
-                }
-            }
+            consumer_wgmma::<O, D, NT, STAGES>(p, &b, warp, mbar);
         } else if NARROW {
             consumer_narrow::<O, D, KS, STAGES>(p, &b, warp, mbar);
         } else {
@@ -279,133 +213,107 @@ pub unsafe fn decode_cta<
 /// host encoded them (`p.tma_box_tokens > 0`, sm_90+; See Note [TMA tiles] in docs/DESIGN.md):
 /// the lanes read the tile's page ids as above and issue one box each. `params_addr` gives the
 /// generic address of the kernel's parameter block, where the maps are.
-///
-/// The load warps run the CTA's tiles as one stream: item `wi` (block `first`), then for a
-/// persistent CTA every later item of `items` (See Note [persistent CTAs] in docs/DESIGN.md).
-/// Tile `g` of the stream goes to stage `g % STAGES` and its page ids to id slot
-/// `g % PAGE_ID_LEAD`; ids are fetched `PAGE_ID_LEAD` tiles ahead, across item boundaries.
 #[inline(always)]
-unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(
-    p: &DecodeParams,
-    wi: u32,
-    first: &Block,
-    items: Items,
-    mbar: Mbarriers,
-    load_warp: u32,
-    q_elem_bytes: u32,
-    params_addr: impl Fn() -> u64,
-) {
-    if first.num_tiles == 0 && !first.persistent {
+unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, mbar: Mbarriers, load_warp: u32, params_addr: impl Fn() -> u64) {
+    if b.num_tiles == 0 {
         // Nothing to load (an empty split): the consumers see no tile either.
         return;
     }
-    let geo = first.geo;
-    let rows_per_warp = KV_TILE_TOKENS / geo.producer_warps;
+    let rows_per_warp = KV_TILE_TOKENS / b.geo.producer_warps;
     // Row slots per lane (1 or 2); slot h is a real row of the warp when l + 32 h < R.
     let slots = rows_per_warp.div_ceil(32);
     let lane = lane_id();
-    let cpr = geo.chunks_per_row();
+    let cpr = b.geo.chunks_per_row();
     let rows_per_copy = 32 / cpr;
-    let ring = dynamic_smem_base().byte_add::<u8>(first.plan.ring_offset);
+    let ring = dynamic_smem_base().byte_add::<u8>(b.plan.ring_offset);
     // Page-table entries are copied PAGE_ID_LEAD tiles ahead into a shared-memory ring with
     // 4-byte `cp.async` (no register waits on the load) and read back at their tile, after a
     // `cp.async.wait_group` that finds them long landed: the round trip (one per tile when every
     // token has its own page) never stalls the copy loop. Entry indices are clamped to the
-    // range's last token, so every copy reads a real entry; past the stream's last tile a
-    // group is committed empty. See Note [page-table prefetch] in docs/DESIGN.md.
+    // range's last token, so every copy reads a real entry. See Note [page-table prefetch] in
+    // docs/DESIGN.md.
     let row_of = |h: u32| load_warp * rows_per_warp + lane + 32 * h;
+    let token_of = |t: u32, h: u32| b.work.kv_start + t * KV_TILE_TOKENS + row_of(h);
     // TMA tiles are issued by load warp 0 alone, from the page ids of all 64 rows (two per lane).
-    let tma_path = cfg!(target_feature = "sm_90") && geo.tma_capable() && p.tma_box_tokens != 0;
+    let tma_path = cfg!(target_feature = "sm_90") && b.geo.tma_capable() && p.tma_box_tokens != 0;
     let id_slots = if tma_path && load_warp == 0 { 2 } else { slots };
-    let (id_base, id_width) = (page_id_ring_base(load_warp, geo.producer_warps), page_id_slots(load_warp, geo.producer_warps));
-    let id_slot = |g: u32, h: u32| -> Smem<u32> {
-        let slot = id_base + (g % PAGE_ID_LEAD as u32) * id_width + h;
-        dynamic_smem_base().byte_add(first.plan.page_ids_offset + 4 * (32 * slot + lane))
+    let (id_base, id_width) = (page_id_ring_base(load_warp, b.geo.producer_warps), page_id_slots(load_warp, b.geo.producer_warps));
+    let id_slot = |t: u32, h: u32| -> Smem<u32> {
+        let slot = id_base + (t % PAGE_ID_LEAD as u32) * id_width + h;
+        dynamic_smem_base().byte_add(b.plan.page_ids_offset + 4 * (32 * slot + lane))
     };
-    // The tile whose ids are fetched next (stream tile `g`, PAGE_ID_LEAD ahead of the copies).
-    let mut ahead = TileCursor::at(wi, first);
-    let mut fetch_ids = |g: u32| {
-        // SAFETY: the items of the validated plan.
-        if unsafe { ahead.settle(p, items) } {
-            let w = ahead.work;
-            for h in 0..id_slots {
-                let token = (w.kv_start + ahead.t * KV_TILE_TOKENS + row_of(h)).min(w.kv_end - 1);
-                // SAFETY: kv_start <= token < kv_end <= kv_len, so its page-table entry exists
-                // (validated; the item has tiles, so kv_end > kv_start); the slot is this lane's.
-                unsafe { cp_async_ca_4(id_slot(g, h), Gmem::from_addr(p.page_indices).add((w.first_page_entry + token / p.page_size) as u64)) };
-            }
-            ahead.t += 1;
+    let fetch_ids = |t: u32| {
+        for h in 0..id_slots {
+            let token = token_of(t, h).min(b.work.kv_end - 1);
+            // SAFETY: kv_start <= token < kv_end <= kv_len, so its page-table entry exists
+            // (validated; num_tiles > 0 means kv_end > kv_start); the slot is this lane's.
+            unsafe { cp_async_ca_4(id_slot(t, h), Gmem::from_addr(p.page_indices).add((b.first_page_entry + token / p.page_size) as u64)) };
         }
         // One group per tile's ids (it also closes the K/V copies issued before it: see Note
         // [page-table prefetch]).
         cp_async_commit_group();
     };
-    for g in 0..PAGE_ID_LEAD as u32 {
-        fetch_ids(g);
+    let offsets = |t: u32, ids: [u32; 2]| -> [u64; 2] {
+        let mut off = [NO_ROW; 2];
+        for h in 0..slots {
+            let token = token_of(t, h);
+            if token < b.work.kv_end && lane + 32 * h < rows_per_warp {
+                off[h as usize] = kv_row_bytes::<K, D>(p, ids[h as usize], token, b.work.kv_head);
+            }
+        }
+        off
+    };
+    for t in 0..PAGE_ID_LEAD as u32 {
+        fetch_ids(t);
     }
     // The next-wave item (plan data, like our own: readable before the dependency), loaded
     // now by the last load warp and used after its last tile.
-    let next = if load_warp + 1 == geo.producer_warps && first.next_work != NO_NEXT_WORK {
-        // SAFETY: `next_work < num_work` (set so in `Block::of`).
-        Some(unsafe { *(p.work as *const DecodeWork).add(first.next_work as usize) })
+    let next = if load_warp + 1 == b.geo.producer_warps && b.next_work != NO_NEXT_WORK {
+        // SAFETY: `next_work < num_work` (set so in `decode_cta`).
+        Some(unsafe { *(p.work as *const DecodeWork).add(b.next_work as usize) })
     } else {
         None
     };
-    // Launched as a programmatic dependent of the previous kernel on sm_90+: the work items and
+    // Launched as a programmatic dependent of the previous kernel on sm_90+: the work item and
     // page ids are the plan's own (uploaded before that kernel ran); K/V may be written by it.
     #[cfg(target_feature = "sm_90")]
     griddepcontrol_wait();
     // TMA tiles: every row real, the split starting on a box boundary (so does every tile).
     let box_tokens = if tma_path { p.tma_box_tokens } else { 0 };
-    // (`box_tokens` is 0 at compile time in kernels without the path, so `new`, which divides
+    let tma_tiles = if box_tokens != 0 && b.work.kv_start % box_tokens == 0 { (b.work.kv_end - b.work.kv_start) / KV_TILE_TOKENS } else { 0 };
+    // (`tma_tiles` is 0 at compile time in kernels without the path, so `new`, which divides
     // by the 128-byte blocks of a row, is not in them.)
     #[cfg(target_feature = "sm_90")]
-    let tma = if box_tokens != 0 && load_warp == 0 { TmaLane::new::<K, D>(first, box_tokens, params_addr()) } else { TmaLane::NONE };
+    let tma = if tma_tiles > 0 && load_warp == 0 { TmaLane::new::<K, D>(b, box_tokens, params_addr()) } else { TmaLane::NONE };
     // (No TMA path before sm_90: the parameter block's address is not needed there.)
     #[cfg(not(target_feature = "sm_90"))]
     let _ = params_addr;
-    let (mut tma_tiles, mut tile_slot) = (0, 0);
-    let mut cur = TileCursor::at(wi, first);
-    let mut g = 0;
-    // SAFETY: the items of the validated plan.
-    while unsafe { cur.settle(p, items) } {
-        let (w, t) = (cur.work, cur.t);
-        if t == 0 {
-            // A new item: its whole TMA tiles, and the token in page of each one's first row
-            // (see `TmaLane`), kept by steps of 64.
-            tma_tiles = if box_tokens != 0 && w.kv_start % box_tokens == 0 { (w.kv_end - w.kv_start) / KV_TILE_TOKENS } else { 0 };
-            tile_slot = if tma_tiles > 0 { w.kv_start % p.page_size } else { 0 };
-            if g > 0 && load_warp + 1 == geo.producer_warps {
-                // A persistent CTA's later item: its Q rows into L2 while the consumers
-                // finish the current one.
-                // SAFETY: an item of the validated plan.
-                unsafe { prefetch_item_q::<D>(p, &w, geo.rows_per_block(), q_elem_bytes) };
-            }
-        }
-        let s = g % STAGES as u32;
-        if g >= STAGES as u32 {
+    // Token in page of each TMA tile's first row (see `TmaLane`): kept by steps of 64.
+    let mut tile_slot = if tma_tiles > 0 { b.work.kv_start % p.page_size } else { 0 };
+    let mut t = 0;
+    while t < b.num_tiles {
+        let s = t % STAGES as u32;
+        if t >= STAGES as u32 {
             // SAFETY: hand-over protocol of the module doc: wait until the consumers released
-            // this stage's previous tile (g - STAGES).
-            unsafe { mbarrier_wait_parity_shared_b64(mbar.empty(s), parity(g - STAGES as u32, STAGES as u32)) };
+            // this stage's previous tile (t - STAGES).
+            unsafe { mbarrier_wait_parity_shared_b64(mbar.empty(s), parity(t - STAGES as u32, STAGES as u32)) };
         }
-        // Groups committed so far: stream tiles 0 .. g + LEAD - 1; tile g's is complete once at
-        // most LEAD - 1 are pending.
+        // Groups committed so far: tiles 0 .. t + LEAD - 1; tile t's is complete once at most
+        // LEAD - 1 are pending.
         cp_async_wait_group::<{ PAGE_ID_LEAD as u32 - 1 }>();
         // SAFETY: this lane's slots, landed (the wait above).
-        let ids: [u32; 2] = core::array::from_fn(|h| if (h as u32) < id_slots { unsafe { ld_shared_u32(id_slot(g, h as u32)) } } else { 0 });
-        // Tile g's slot is free again (its values are in registers).
-        fetch_ids(g + PAGE_ID_LEAD as u32);
-        let k_tile = SwizzledTile { base: ring.byte_add(s * first.plan.stage_bytes), chunks_per_row: cpr, column_block_bytes: geo.column_block_bytes() };
-        let v_tile = SwizzledTile { base: k_tile.base.byte_add(first.plan.kv_tile_bytes), ..k_tile };
-        cur.t += 1;
-        g += 1;
+        let ids: [u32; 2] = core::array::from_fn(|h| if (h as u32) < id_slots { unsafe { ld_shared_u32(id_slot(t, h as u32)) } } else { 0 });
+        // Tile t's slot is free again (its values are in registers).
+        fetch_ids(t + PAGE_ID_LEAD as u32);
+        let k_tile = SwizzledTile { base: ring.byte_add(s * b.plan.stage_bytes), chunks_per_row: cpr, column_block_bytes: b.geo.column_block_bytes() };
+        let v_tile = SwizzledTile { base: k_tile.base.byte_add(b.plan.kv_tile_bytes), ..k_tile };
         if t < tma_tiles {
             // SAFETY: a whole tile of real rows on box boundaries (`tma_tiles`), the stage free
             // (the wait above), the maps encoded by the host for these pools.
             #[cfg(target_feature = "sm_90")]
             unsafe {
                 if load_warp == 0 {
-                    tma.copy_tile(w.kv_head, ids, tile_slot, k_tile.base, mbar.full(s))
+                    tma.copy_tile(b, ids, tile_slot, k_tile.base, mbar.full(s))
                 } else {
                     // The other load warps' lanes complete the phase's arrivals.
                     mbarrier_arrive_shared_b64(mbar.full(s))
@@ -420,23 +328,17 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(
             unsafe {
                 stamp_tile_issued(p, t, load_warp)
             };
+            t += 1;
             continue;
         }
-        // This lane's rows' byte offsets in the pools.
-        let mut cur_off = [NO_ROW; 2];
-        for h in 0..slots {
-            let token = w.kv_start + t * KV_TILE_TOKENS + row_of(h);
-            if token < w.kv_end && lane + 32 * h < rows_per_warp {
-                cur_off[h as usize] = kv_row_bytes::<K, D>(p, ids[h as usize], token, w.kv_head);
-            }
-        }
+        let cur = offsets(t, ids);
         let (row_in_copy, chunk) = (lane / cpr, lane % cpr);
         let mut it = 0;
         while it < rows_per_warp / rows_per_copy {
             // Row within the warp's rows; its owner is lane r % 32, in slot r / 32 (uniform
             // across the warp for a given `it`).
             let r = it * rows_per_copy + row_in_copy;
-            let owned = if it * rows_per_copy < 32 { cur_off[0] } else { cur_off[1] };
+            let owned = if it * rows_per_copy < 32 { cur[0] } else { cur[1] };
             // SAFETY: full warp, uniform flow.
             let off = unsafe {
                 let lo = shfl_sync_idx_b32(owned as u32, r % 32);
@@ -461,6 +363,7 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(
         unsafe {
             stamp_tile_issued(p, t, load_warp)
         };
+        t += 1;
     }
     if let Some(w) = next {
         // SAFETY: a work item of the validated plan.
@@ -479,66 +382,6 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(
     if load_warp == 0 {
         // SAFETY: forwarded.
         unsafe { stamp_epi(p, 4) };
-    }
-}
-
-/// Bring the Q rows of work item `w` (`rows` packed rows from its first, those of real tokens;
-/// `q_elem_bytes` per element) into L2, one 128-byte line per lane and step: a persistent CTA's
-/// load warp does it when it starts the item's tiles, so that the consumers' `stage_q` of the
-/// item, after the previous item's epilogue, reads L2 instead of waiting in HBM's queue.
-/// Hints only.
-///
-/// # Safety
-/// A full warp; `w` an item of the validated plan.
-#[inline(always)]
-unsafe fn prefetch_item_q<const D: usize>(p: &DecodeParams, w: &DecodeWork, rows: u32, q_elem_bytes: u32) {
-    let row_bytes = D as u32 * q_elem_bytes;
-    let lines = row_bytes.div_ceil(128);
-    let mut i = lane_id();
-    while i < rows * lines {
-        let r = w.row_start + i / lines;
-        let token = r / p.group;
-        if token < w.q_len {
-            let head = w.kv_head * p.group + r % p.group;
-            let at = ((w.first_token + token) * p.q_heads + head) as u64 * row_bytes as u64 + 128 * (i % lines) as u64;
-            // SAFETY: inside a real row of the validated Q tensor.
-            unsafe { prefetch_global_l2(Gmem::from_addr(p.q + at)) };
-        }
-        i += 32;
-    }
-}
-
-/// A place in a CTA's stream of tiles (see [`producer`]): tile `t` of the `n` of work item
-/// `wi`.
-#[derive(Clone, Copy)]
-struct TileCursor {
-    wi: u32,
-    work: DecodeWork,
-    t: u32,
-    n: u32,
-}
-
-impl TileCursor {
-    /// The first tile of item `wi`, whose block is `b`.
-    #[inline(always)]
-    fn at(wi: u32, b: &Block) -> TileCursor {
-        TileCursor { wi, work: b.work, t: 0, n: b.num_tiles }
-    }
-
-    /// Move past a finished item (and any empty ones after it) to the next of `items`; false
-    /// when the stream has no tile left.
-    ///
-    /// # Safety
-    /// `items` index the validated work list.
-    #[inline(always)]
-    unsafe fn settle(&mut self, p: &DecodeParams, items: Items) -> bool {
-        while self.t >= self.n {
-            let Some(n) = items.after(self.wi) else { return false };
-            // SAFETY: `n < num_work` (`Items::after`).
-            let work = unsafe { *(p.work as *const DecodeWork).add(n as usize) };
-            *self = TileCursor { wi: n, work, t: 0, n: (work.kv_end - work.kv_start).div_ceil(KV_TILE_TOKENS) };
-        }
-        true
     }
 }
 
@@ -653,14 +496,14 @@ impl TmaLane {
     /// (`stage`, `full`) is free; the parameter block's maps describe the pools with boxes of
     /// this lane's rows.
     #[inline(always)]
-    unsafe fn copy_tile(&self, kv_head: u32, ids: [u32; 2], slot: u32, stage: Smem<u8>, full: Smem<u64>) {
+    unsafe fn copy_tile(&self, b: &Block, ids: [u32; 2], slot: u32, stage: Smem<u8>, full: Smem<u64>) {
         // SAFETY: full warp, uniform flow (forwarded).
         let (id0, id1) = unsafe { (shfl_sync_idx_b32(ids[0], self.row % 32), shfl_sync_idx_b32(ids[1], self.row % 32)) };
         let id = if self.row < 32 { id0 } else { id1 };
         // SAFETY: forwarded; the stage's phase expects one arrival per load lane.
         unsafe { mbarrier_arrive_expect_tx_shared_b64(full, self.bytes) };
         if self.bytes != 0 {
-            let coords = [self.dim, kv_head as i32, if self.row == 0 { slot as i32 } else { 0 }, id as i32];
+            let coords = [self.dim, b.work.kv_head as i32, if self.row == 0 { slot as i32 } else { 0 }, id as i32];
             // SAFETY: forwarded; the destination is 1 KiB aligned (stage and K/V tiles on 1 KiB,
             // column blocks of 8 KiB, rows in multiples of 8 x 128 bytes).
             unsafe { cp_async_bulk_tensor_4d_shared_global(stage.byte_add(self.stage_offset), self.map, coords, full) };
@@ -697,10 +540,7 @@ fn row_head(p: &DecodeParams, b: &Block, lr: u32) -> u32 {
 /// All 128 consumer threads, uniform flow; launch contract of `decode_cta`.
 #[inline(always)]
 unsafe fn stage_q<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) -> SwizzledTile {
-    // (Laundered: a persistent CTA stages Q once per item, and the row and block of each of
-    // this thread's steps would otherwise be hoisted out of its item loop and held in
-    // registers across the tile loop.)
-    let tid = launder_u32(thread_idx_x());
+    let tid = thread_idx_x();
     let smem = dynamic_smem_base();
     let s_q = SwizzledTile { base: smem.byte_add(b.plan.q_offset), chunks_per_row: b.geo.q_chunks_per_row(), column_block_bytes: b.geo.column_block_bytes() };
     let rows = b.geo.rows_per_block();
@@ -931,15 +771,13 @@ unsafe fn wait_tile<const STAGES: usize>(b: &Block, mbar: Mbarriers, t: u32) -> 
     (k, SwizzledTile { base: k.base.byte_add(b.plan.kv_tile_bytes), ..k })
 }
 
-/// Hand tile `t`'s stage back to the producer, unless no later tile will use it (`t` counts
-/// the CTA's stream of tiles; for a CTA of one item, its tiles).
+/// Hand tile `t`'s stage back to the producer, unless no later tile will use it.
 ///
 /// # Safety
 /// Consumer thread whose reads of the stage are done; hand-over protocol.
 #[inline(always)]
 unsafe fn release_tile<const STAGES: usize>(b: &Block, mbar: Mbarriers, t: u32) {
-    // (A persistent CTA's later items use every stage again.)
-    if b.persistent || t + (STAGES as u32) < b.num_tiles {
+    if t + (STAGES as u32) < b.num_tiles {
         // SAFETY: forwarded.
         unsafe { mbarrier_arrive_shared_b64(mbar.empty(t % STAGES as u32)) };
     }
@@ -1206,7 +1044,7 @@ unsafe fn online_softmax_case<EV: Elem16, const NJ: usize, const RK: usize, cons
 /// tile) and issue its S; one `wait_group 0` completes both.
 #[cfg(target_feature = "sm_90a")]
 #[inline(always)]
-unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, warp: u32, mbar: Mbarriers, first_tile: u32) {
+unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, warp: u32, mbar: Mbarriers) {
     let tid = thread_idx_x();
     let quad = Quad::of_lane(lane_id());
     // SAFETY: forwarded; all 128 consumer threads.
@@ -1225,14 +1063,12 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
     let mut m_run = [f32::NEG_INFINITY; 2];
     let mut l_run = [0f32; 2];
 
-    if first_tile == 0 {
-        // SAFETY: forwarded.
-        unsafe { stamp_first_data(p, b, mbar) };
-    }
+    // SAFETY: forwarded.
+    unsafe { stamp_first_data(p, b, mbar) };
     let mut t = 0;
     while t < b.num_tiles {
         // SAFETY: hand-over protocol (module doc).
-        let (k_ring, v_ring) = unsafe { wait_tile::<STAGES>(b, mbar, first_tile + t) };
+        let (k_ring, v_ring) = unsafe { wait_tile::<STAGES>(b, mbar, t) };
         #[cfg(ff_tile_stamps)]
         // SAFETY: forwarded.
         unsafe {
@@ -1242,7 +1078,7 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
             // SAFETY: the 128 consumer threads; the stage is full, and the K tile and V tile
             // t % 2 are free (its first barrier follows every warp's wait for S(t - 1) and
             // P·V(t - 2)).
-            unsafe { widen_stage::<O, D, STAGES>(b, mbar, first_tile + t, k_ring, v_ring) }
+            unsafe { widen_stage::<O, D, STAGES>(b, mbar, t, k_ring, v_ring) }
         } else {
             // The stage was written by cp.async (generic proxy); wgmma reads it through the
             // async proxy.
@@ -1307,7 +1143,7 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
                 pin_f32_registers(&mut o1);
             }
             // SAFETY: this thread's reads of the stage are done (the wgmma group completed).
-            unsafe { release_tile::<STAGES>(b, mbar, first_tile + t) };
+            unsafe { release_tile::<STAGES>(b, mbar, t) };
         }
         t += 1;
         #[cfg(ff_tile_stamps)]
@@ -1326,116 +1162,12 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
         // SAFETY: the host sized the timeline for the grid (or passed none).
         unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::LoopEnd, global_timer_ns()) };
     }
-    if b.persistent {
-        // SAFETY: forwarded; the consumer warpgroup.
-        unsafe { store_wgmma_direct::<O, D>(p, b, row_base, &o0, &o1, m_run, l_run) };
-        return;
-    }
     let acc: [[[f32; 4]; NT]; 1] = [core::array::from_fn(|n| {
         let (oh, j) = if n < 16 { (&o0, n) } else { (&o1, n - 16) };
         [oh[4 * j], oh[4 * j + 1], oh[4 * j + 2], oh[4 * j + 3]]
     })];
     // SAFETY: forwarded.
     unsafe { merge_and_store::<O, D, NT, 1, 1, true>(p, b, 0, row_base, &acc, &[m_run], &[l_run]) };
-}
-
-/// The epilogue of a persistent CTA's wgmma consumer (See Note [persistent CTAs] in
-/// docs/DESIGN.md), with no merge scratch in the ring (it already holds the next item's tiles):
-/// each thread normalises its own O elements, the arithmetic of `merge_scratch_and_store` for
-/// one key group in the same order (both epilogues write the same bits). Thread (warp, g, t)
-/// holds rows `row_base + g + 8 h` at head dims `8 n + 2 t ..` (`n` < D / 8; accumulator `o0`
-/// below 128, `o1` above). A split's partial goes straight to the workspace (a quad's 8-byte
-/// stores fill a 32-byte sector); the final output is staged in the Q tile (free after the
-/// last S) and written in whole 16-byte chunks of each row: stores of a quad's 16 bytes per row
-/// took ~7 us per item under the K/V stream (s33 call b).
-///
-/// # Safety
-/// The consumer warpgroup after its last tile (every wgmma complete); a block of the validated
-/// plan outside cluster mode.
-#[cfg(target_feature = "sm_90a")]
-#[inline(always)]
-unsafe fn store_wgmma_direct<O: Operands, const D: usize>(
-    p: &DecodeParams,
-    b: &Block,
-    row_base: u32,
-    o0: &WgmmaAccM64N128,
-    o1: &WgmmaAccM64N128,
-    m_run: [f32; 2],
-    l_run: [f32; 2],
-) {
-    let quad = Quad::of_lane(launder_u32(lane_id()));
-    let v_scale = scale_of(p, p.v_scale, &b.work);
-    let final_out = b.work.partial_slot == FINAL_OUTPUT;
-    // Final rows staged as EO in the Q tile: row `lr` at `512 lr`... (D * 2 bytes per row), its
-    // 16-byte chunk `c` at `c ^ (lr % 8)` (the 8 rows of a store land in distinct banks).
-    let stage = dynamic_smem_base().byte_add::<u32>(b.plan.q_offset);
-    let row_bytes = D as u32 * 2;
-    let chunk_at = |lr: u32, c: u32| lr * row_bytes + 16 * (c ^ (lr % 8));
-    for h in 0..2 {
-        let lr = row_base + quad.g + 8 * h as u32;
-        // SAFETY: full warp.
-        let lw = unsafe { quad_sum(l_run[h]) };
-        let mw = m_run[h];
-        let (i, real) = row_token(p, b, lr);
-        if !real {
-            continue;
-        }
-        let sink = if final_out { sink_log2(p, row_head(p, b, lr)) } else { f32::NEG_INFINITY };
-        let m = mw.max(sink);
-        let r = exp_ref(m);
-        let mut l = ex2_approx_ftz_f32(sink - r);
-        let wt = ex2_approx_ftz_f32(mw - r);
-        l += lw * wt;
-        // `l == 0`: no visible key and no sink (O = 0, LSE = -inf); a NaN `l` stays NaN (See
-        // Note [NaN and inf]).
-        let inv = if l != 0.0 { v_scale / l } else { 0.0 };
-        let wt = wt * inv;
-        let lse_log2 = if l != 0.0 { m + lg2_approx_ftz_f32(l) } else { f32::NEG_INFINITY };
-        if quad.t == 0 {
-            if final_out {
-                if p.lse != NONE_ADDR {
-                    let at = (b.first_token + i) * p.q_heads + row_head(p, b, lr);
-                    // SAFETY: a real row of the validated LSE tensor.
-                    unsafe { *Gmem::<f32>::from_addr(p.lse).add(at as u64).ptr() = lse_log2 * LN_2 };
-                }
-            } else {
-                let at = b.work.partial_slot * p.rows_per_block + lr;
-                // SAFETY: slot inside the planner's workspace.
-                unsafe { *Gmem::<f32>::from_addr(p.partial_lse).add(at as u64).ptr() = lse_log2 };
-            }
-        }
-        let partial = (b.work.partial_slot * p.rows_per_block + lr) as u64 * D as u64;
-        for n in 0..D / 8 {
-            let (oh, j) = if n < 16 { (o0, n) } else { (o1, n - 16) };
-            let x = [0.0 + wt * oh[4 * j + 2 * h], 0.0 + wt * oh[4 * j + 2 * h + 1]];
-            if final_out {
-                // SAFETY: inside the Q tile (rows x D x 2 bytes), no longer read: every warp
-                // of the group is past its last S (this thread's wait covered the group's).
-                unsafe { st_shared_u32(stage.byte_add(chunk_at(lr, n as u32) + 4 * quad.t), O::EO::pack(x[0], x[1])) };
-            } else {
-                let at = partial + 8 * n as u64 + 2 * quad.t as u64;
-                // SAFETY: slot inside the workspace; 8-byte aligned.
-                unsafe { st_global_v2_u32(Gmem::<f32>::from_addr(p.partial_o).add(at).byte_add(0), [x[0].to_bits(), x[1].to_bits()]) };
-            }
-        }
-    }
-    if final_out {
-        // SAFETY: the 128 consumer threads (uniform: one item).
-        unsafe { bar_sync_named(BAR_CONSUMERS, CONSUMER_WARPS * 32) };
-        let chunks = row_bytes / 16;
-        let mut idx = launder_u32(thread_idx_x());
-        while idx < b.geo.rows_per_block() * chunks {
-            let (lr, c) = (idx / chunks, idx % chunks);
-            let (i, real) = row_token(p, b, lr);
-            if real {
-                let at = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 + 8 * c as u64;
-                // SAFETY: the staged chunk (written before the barrier); a real row of the
-                // validated output, 16-byte aligned.
-                unsafe { st_global_v4_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), ld_shared_v4_u32(stage.byte_add(chunk_at(lr, c)))) };
-            }
-            idx += CONSUMER_WARPS * 32;
-        }
-    }
 }
 
 /// fp8 wgmma consumer: convert the stage of tile `t` (fp8 K and V rows in the 128-byte-swizzle
