@@ -4,13 +4,15 @@
 //! - `report [--arch A]`        per entry and arch: registers, spills, stack, static smem
 //!   (ptxas -v) and an instruction census; fails if ptxas rejects a module, an entry spills, or
 //!   an arch-specific instruction appears in the wrong module
-//! - `sass <entry> [--arch A]`  print one entry's SASS (ptxas + cuobjdump/nvdisasm, installed
-//!   into .tools/sass on first use from pip)
+//! - `sass <entry> [--arch A] [--loop]`  print one entry's SASS (ptxas + cuobjdump/nvdisasm,
+//!   installed into .tools/sass on first use from pip); with `--loop`, a summary of the loop
+//!   around its MMA instructions instead (size, opcodes, local-memory accesses in it)
 //! - `bundle`                   write target/bundle/: GPU test + bench binaries, PTX, run.sh
 //! - `ptxas-path`               print the ptxas used (PTXAS, .tools/, or PATH)
 //! - `timeline FILE...`         where a decode call's time goes, from `ferroflash bench
 //!   --timeline` files (start, per-CTA and per-SM rates, end spread, combine)
 
+mod sassloop;
 mod timeline;
 
 use ptxbuild::Arch;
@@ -417,7 +419,12 @@ fn cmd_sass(root: &Path, args: &[String]) -> Result<(), String> {
     if !out.status.success() {
         return Err(String::from_utf8_lossy(&out.stderr).to_string());
     }
-    print!("{}", String::from_utf8_lossy(&out.stdout));
+    let sass = String::from_utf8_lossy(&out.stdout);
+    if args.iter().any(|a| a == "--loop") {
+        print!("{}", sassloop::report(entry, &sass));
+    } else {
+        print!("{sass}");
+    }
     Ok(())
 }
 
