@@ -795,7 +795,6 @@ fn hnd_pages(d: &Device) -> CaseResult {
     all_passed(failures)
 }
 
-/// A table test's result: pass, or every failure of its cases together.
 /// Two runs of case `i` that must agree bitwise (`what` names them in the failure): both must
 /// pass, and their reports' output hashes must be equal.
 fn bitwise_pair(
@@ -823,6 +822,7 @@ fn bitwise_pair(
     }
 }
 
+/// A table test's result: pass, or every failure of its cases together.
 fn all_passed(failures: Vec<String>) -> CaseResult {
     if failures.is_empty() {
         Ok(Outcome::Pass)
