@@ -83,6 +83,10 @@ pub struct DecodeWork {
 impl DecodeWork {
     /// u32 words of one work item as uploaded (the struct is `#[repr(C)]` of u32 fields).
     pub const WORDS: usize = 10;
+    /// KV tiles of the range (`KV_TILE_TOKENS` keys each, the last one partial).
+    pub const fn tiles(&self) -> u32 {
+        (self.kv_end - self.kv_start).div_ceil(crate::decode::KV_TILE_TOKENS)
+    }
     /// The item as words, in field order.
     pub const fn words(&self) -> [u32; Self::WORDS] {
         [

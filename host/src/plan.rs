@@ -534,7 +534,7 @@ pub fn dispatch_end_tiles(work: &[DecodeWork], wave: usize) -> f64 {
             .enumerate()
             .min_by(|a, b| a.1.total_cmp(&b.1))
             .expect("at least one slot");
-        let done = t + (w.kv_end - w.kv_start).div_ceil(KV_TILE_TOKENS) as f64 + CTA_OVERHEAD_TILES;
+        let done = t + w.tiles() as f64 + CTA_OVERHEAD_TILES;
         free[k] = done;
         end = end.max(done);
     }
@@ -677,14 +677,13 @@ fn split_last_wave(uniform: &Plan, inp: &PlanInput) -> Option<Plan> {
     if r as f64 > LAST_WAVE_SPLIT_MAX_FILL * wave as f64 {
         return None;
     }
-    let tiles = |w: &DecodeWork| (w.kv_end - w.kv_start).div_ceil(KV_TILE_TOKENS);
     let cap = MAX_WAVE_SPLITS.min((wave / r) as u32);
     let (head, last) = uniform.work.split_at(n - r);
     // Pieces per last-wave block (1: kept whole) and the chunk, in tiles.
     let cuts: Vec<(u32, u32)> = last
         .iter()
         .map(|w| {
-            let t = tiles(w);
+            let t = w.tiles();
             let s = cap.min(t / MIN_TILES_PER_SPLIT).max(1);
             let chunk = t.div_ceil(s).max(1);
             (t.div_ceil(chunk).max(1), chunk)
@@ -694,11 +693,11 @@ fn split_last_wave(uniform: &Plan, inp: &PlanInput) -> Option<Plan> {
     if split_blocks == 0 {
         return None;
     }
-    let old_tail = last.iter().map(tiles).max().unwrap_or(0) as f64;
+    let old_tail = last.iter().map(DecodeWork::tiles).max().unwrap_or(0) as f64;
     let new_tail = last
         .iter()
         .zip(&cuts)
-        .map(|(w, c)| if c.0 > 1 { c.1 } else { tiles(w) })
+        .map(|(w, c)| if c.0 > 1 { c.1 } else { w.tiles() })
         .max()
         .unwrap_or(0) as f64;
     let max_splits = cuts.iter().map(|c| c.0).max().unwrap_or(1);

@@ -145,7 +145,7 @@ pub unsafe fn decode_cta<
         q_len: work.q_len,
         first_token: work.first_token,
         first_page_entry: work.first_page_entry,
-        num_tiles: (work.kv_end - work.kv_start).div_ceil(KV_TILE_TOKENS),
+        num_tiles: work.tiles(),
         next_work: match wi.checked_add(p.next_wave_ctas) {
             Some(n) if p.next_wave_ctas != 0 && n < num_work => n,
             _ => NO_NEXT_WORK,
