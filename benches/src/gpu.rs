@@ -219,6 +219,8 @@ pub struct Knobs {
     pub combine_parts: Option<u32>,
     /// `--narrow auto|on|off`.
     pub narrow_rows: Option<bool>,
+    /// `--paired auto|on|off`.
+    pub paired_tiles: Option<bool>,
     /// `--kv-layout nhd|hnd`.
     pub kv_layout: KvLayout,
     /// `--paged-probe [kv-head|token]`: time the paged read probe instead of decode.
@@ -243,6 +245,7 @@ impl Default for Knobs {
             max_cluster_splits: c.max_cluster_splits,
             combine_parts: c.combine_parts,
             narrow_rows: c.narrow_rows,
+            paired_tiles: c.paired_tiles,
             kv_layout: c.kv_layout,
             paged_probe: None,
         }
@@ -300,6 +303,7 @@ impl Case {
         cfg.max_cluster_splits = knobs.max_cluster_splits;
         cfg.combine_parts = knobs.combine_parts;
         cfg.narrow_rows = knobs.narrow_rows;
+        cfg.paired_tiles = knobs.paired_tiles;
         cfg.kv_layout = knobs.kv_layout;
         let s = dev.stream();
         let pool_elems = cfg.pool_elems();

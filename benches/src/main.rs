@@ -95,6 +95,10 @@ enum Cmd {
         /// rows: `auto` (the library's choice: fp8 K/V only), `on` or `off`.
         #[arg(long, default_value = "auto")]
         narrow: String,
+        /// Paired fp8 tiles (`_m8p`, two CTAs per SM) where a narrow fp8 head-dim-128 kernel
+        /// runs: `auto` (the library's choice by the split model), `on` or `off`.
+        #[arg(long, default_value = "auto")]
+        paired: String,
         /// Axis order inside a K/V page: `nhd` (`[pages, page_size, kv_heads, head_dim]`, the
         /// peers' layout, default) or `hnd` (`[pages, kv_heads, page_size, head_dim]`).
         #[arg(long, default_value = "nhd")]
@@ -163,6 +167,7 @@ fn main() {
             cluster_max,
             combine_parts,
             narrow,
+            paired,
             kv_layout,
             timeline,
             paged_probe,
@@ -208,6 +213,10 @@ fn main() {
                 "auto" => Ok(None),
                 v => on_off("--narrow", v, "auto, on or off").map(Some),
             };
+            let paired_tiles = match paired.as_str() {
+                "auto" => Ok(None),
+                v => on_off("--paired", v, "auto, on or off").map(Some),
+            };
             let paged_probe = match paged_probe.as_deref() {
                 None => Ok(None),
                 Some("kv-head") => Ok(Some(ferroflash::bench::ProbeCut::KvHead)),
@@ -233,6 +242,7 @@ fn main() {
                     max_cluster_splits: cluster_max,
                     combine_parts: combine_parts?,
                     narrow_rows: narrow_rows?,
+                    paired_tiles: paired_tiles?,
                     kv_layout: kv_layout?,
                     paged_probe: paged_probe?,
                 };

@@ -112,6 +112,10 @@ pub struct DecodeGeometry {
     /// per CTA, one consumer warpgroup, Q and the ring in the 128-byte-swizzle layout
     /// ([`column_block_bytes`](Self::column_block_bytes)), each tile 1024-byte aligned.
     pub wgmma: bool,
+    /// A paired variant (`_m8p`; See Note [paired fp8 tiles] in docs/DESIGN.md): narrow, fp8
+    /// K/V at head dim 128, the consumers taking the ring's tiles two at a time from a
+    /// six-stage ring, two CTAs per SM ([`geometry_paired`]).
+    pub paired: bool,
 }
 
 /// Shared-memory byte offsets of the decode kernel.
@@ -213,6 +217,11 @@ impl DecodeGeometry {
                 && self.kv_elem_bytes == 1
                 && self.row_groups > 1
                 && self.chunks_per_row() == 8)
+    }
+    /// Whether the consumers take the ring's tiles two at a time (See Note [paired fp8 tiles]
+    /// in docs/DESIGN.md).
+    pub const fn pairs_tiles(&self) -> bool {
+        self.paired
     }
     /// 16-byte chunks in one K/V row.
     pub const fn chunks_per_row(&self) -> u32 {
@@ -328,7 +337,8 @@ pub const SIXTEEN_BIT_M16_MAX_REGISTERS: u32 = 168;
 /// 128 registers (3 x 160 threads x 128 = 61440 of 65536) in the register file too; uncapped it
 /// needs 129-131 and gets two. Consumers of fp8 tiles are issue-bound, so the third CTA pays.
 /// The narrow fp8 d128 variants (102-106 registers uncapped, no spills at 96) fit four CTAs at
-/// 96 (4 x 160 x 96 = 61440) with their 48 KiB ring. The 16-bit m16 variants at head dims
+/// 96 (4 x 160 x 96 = 61440) with their 48 KiB ring; their paired variants (`paired`, two
+/// CTAs per SM, 118-123 registers) at [`SIXTEEN_BIT_M16_MAX_REGISTERS`]. The 16-bit m16 variants at head dims
 /// 64 and 128 are capped at [`SIXTEEN_BIT_M16_MAX_REGISTERS`] to keep two CTAs per SM, and so
 /// are the row-split variants (`row_groups > 1`, one m16 tile per warp) of every element size
 /// at those head dims. At head dim 256 (one CTA per SM: a 64 KiB 16-bit stage) nothing is
@@ -339,8 +349,11 @@ pub const fn max_registers(
     m_tiles: u32,
     row_groups: u32,
     narrow: bool,
+    paired: bool,
 ) -> Option<u32> {
-    if row_groups > 1 && head_dim <= 128 {
+    if paired {
+        Some(SIXTEEN_BIT_M16_MAX_REGISTERS)
+    } else if row_groups > 1 && head_dim <= 128 {
         Some(SIXTEEN_BIT_M16_MAX_REGISTERS)
     } else if kv_elem_bytes == 1 && head_dim == 128 && m_tiles == 1 {
         Some(if narrow { 96 } else { 128 })
@@ -411,6 +424,30 @@ pub const fn geometry_rows(
         producer_warps: producer_warps(kv_elem_bytes, head_dim, m_tiles, row_groups),
         narrow,
         wgmma: false,
+        paired: false,
+    }
+}
+
+/// Whether the paired narrow variant (`_m8p`) exists for head dim `head_dim` over
+/// `kv_elem_bytes`-byte K/V: fp8 at head dim 128, whose 16 KiB stages carry half the bytes of
+/// a 16-bit stage for the same per-tile consumer chain (docs/perf.md changes 107-108).
+pub const fn paired_supported(head_dim: u32, kv_elem_bytes: u32) -> bool {
+    kv_elem_bytes == 1 && head_dim == 128
+}
+
+/// Ring of the paired variant: six 16 KiB fp8 stages, so that two are in flight while the
+/// consumers hold a pair; two CTAs per SM.
+pub const PAIRED_RING_BYTES: u32 = 96 * 1024;
+
+/// The geometry of the paired narrow variant (`_m8p`, [`paired_supported`] shapes only): the
+/// narrow layout with a [`PAIRED_RING_BYTES`] ring, capped at
+/// [`SIXTEEN_BIT_M16_MAX_REGISTERS`] for two CTAs per SM ([`max_registers`]).
+pub const fn geometry_paired(head_dim: u32, kv_elem_bytes: u32) -> DecodeGeometry {
+    let g = geometry_rows(head_dim, kv_elem_bytes, 1, 1, true);
+    DecodeGeometry {
+        paired: true,
+        stages: PAIRED_RING_BYTES / g.smem().stage_bytes,
+        ..g
     }
 }
 
@@ -569,7 +606,16 @@ mod tests {
         let g = geometry(128, 1, 1, true);
         assert_eq!(g.stages, 3);
         assert!(4 * (g.smem().total_bytes + 1024) <= 228 * 1024);
-        assert!(4 * g.threads() * max_registers(1, 128, 1, 1, true).unwrap() <= 65536);
+        assert!(4 * g.threads() * max_registers(1, 128, 1, 1, true, false).unwrap() <= 65536);
+        assert!(g.smem().merge_bytes <= g.stages * g.smem().stage_bytes);
+        // Paired narrow fp8 d128: six stages, two CTAs fit (shared memory, and each
+        // sub-partition's registers at the cap: ten warps, three per sub-partition).
+        let g = geometry_paired(128, 1);
+        assert!(g.pairs_tiles() && g.narrow && !geometry(128, 1, 1, true).pairs_tiles());
+        assert_eq!(g.stages, 6);
+        assert!(2 * (g.smem().total_bytes + 1024) <= 228 * 1024);
+        let cap = max_registers(1, 128, 1, 1, true, true).unwrap();
+        assert!((2 * g.threads() / 32).div_ceil(4) * 32 * cap <= 16384);
         assert!(g.smem().merge_bytes <= g.stages * g.smem().stage_bytes);
         // 16-bit m16 at head dims 64 and 128: two CTAs per SM, in shared memory and, at the
         // cap, in each sub-partition's 16384 registers (ten warps: three per sub-partition).
@@ -577,7 +623,7 @@ mod tests {
             let g = geometry(d, 2, 1, false);
             assert!(2 * (g.smem().total_bytes + 1024) <= 228 * 1024);
             let warps = 2 * g.threads() / 32;
-            let cap = max_registers(2, d, 1, 1, false).unwrap();
+            let cap = max_registers(2, d, 1, 1, false, false).unwrap();
             assert!(warps.div_ceil(4) * 32 * cap <= 16384);
         }
         // Narrow 16-bit variants keep the 16-row ring.
@@ -612,7 +658,7 @@ mod tests {
                     assert_eq!(full_arrivals(n), 32 * n);
                     let p = g.smem();
                     assert_eq!(p.total_bytes - p.page_ids_offset, page_id_ring_bytes(n));
-                    if max_registers(eb, d, mt, 1, false).is_some() {
+                    if max_registers(eb, d, mt, 1, false, false).is_some() {
                         assert_eq!(n, 1, "capped variants keep one load warp");
                     }
                 }
@@ -668,7 +714,7 @@ mod tests {
                     assert_eq!(g.keys_per_warp(), 16 * rg);
                     assert_eq!(g.producer_warps, 1);
                     assert!(2 * (g.smem().total_bytes + 1024) <= 228 * 1024);
-                    let cap = max_registers(eb, d, rg, rg, false).unwrap();
+                    let cap = max_registers(eb, d, rg, rg, false, false).unwrap();
                     assert!((2 * g.threads() / 32).div_ceil(4) * 32 * cap <= 16384);
                     assert_eq!(
                         g.smem().merge_bytes,
@@ -683,7 +729,7 @@ mod tests {
                 let g = geometry_rows(256, eb, rg, rg, false);
                 assert!(g.smem().total_bytes <= 227 * 1024, "{g:?}");
                 assert_eq!(g.keys_per_warp(), 16 * rg);
-                assert_eq!(max_registers(eb, 256, rg, rg, false), None);
+                assert_eq!(max_registers(eb, 256, rg, rg, false, false), None);
                 assert!(!g.tma_capable());
             }
         }

@@ -64,7 +64,8 @@ pub const ALL_ENTRIES: &[(&str, ArchSet)] = &[
 /// Decode kernels and the combine kernels.
 ///
 /// Decode entry names: `ff_decode_{q}_d{head_dim}_m{rows per CTA: 8 (narrow), 16, 32}` (or
-/// `_w{32, 64}` for the row-split consumers, See Note [row-split consumers]) when Q, K/V and
+/// `_w{32, 64}` for the row-split consumers, See Note [row-split consumers]; `_m8p` for narrow
+/// ones with paired tiles, See Note [paired fp8 tiles]) when Q, K/V and
 /// O share a 16-bit type; `ff_decode_{q}_{kv}kv_d.._m..` for a 16-bit Q (and O) over an fp8 KV cache;
 /// `ff_decode_{fp8}_d.._m..` for all-fp8 Q/K/V with a bf16 output.
 pub mod decode {
@@ -98,6 +99,7 @@ pub mod decode {
             row_groups,
             narrow,
             wgmma: false,
+            paired: false,
         }
     }
 
@@ -149,6 +151,7 @@ pub mod decode {
         v("ff_decode_bf16_e4m3kv_d64_w64", Bf16, E4m3, Bf16, 64, 4, 4, false),
         v("ff_decode_bf16_e4m3kv_d128_m16", Bf16, E4m3, Bf16, 128, 1, 1, false),
         v("ff_decode_bf16_e4m3kv_d128_m8", Bf16, E4m3, Bf16, 128, 1, 1, true),
+        Variant { paired: true, ..v("ff_decode_bf16_e4m3kv_d128_m8p", Bf16, E4m3, Bf16, 128, 1, 1, true) },
         v("ff_decode_bf16_e4m3kv_d128_m32", Bf16, E4m3, Bf16, 128, 2, 1, false),
         v("ff_decode_bf16_e4m3kv_d128_w32", Bf16, E4m3, Bf16, 128, 2, 2, false),
         v("ff_decode_bf16_e4m3kv_d128_w64", Bf16, E4m3, Bf16, 128, 4, 4, false),
@@ -163,6 +166,7 @@ pub mod decode {
         v("ff_decode_bf16_e5m2kv_d64_w64", Bf16, E5m2, Bf16, 64, 4, 4, false),
         v("ff_decode_bf16_e5m2kv_d128_m16", Bf16, E5m2, Bf16, 128, 1, 1, false),
         v("ff_decode_bf16_e5m2kv_d128_m8", Bf16, E5m2, Bf16, 128, 1, 1, true),
+        Variant { paired: true, ..v("ff_decode_bf16_e5m2kv_d128_m8p", Bf16, E5m2, Bf16, 128, 1, 1, true) },
         v("ff_decode_bf16_e5m2kv_d128_m32", Bf16, E5m2, Bf16, 128, 2, 1, false),
         v("ff_decode_bf16_e5m2kv_d128_w32", Bf16, E5m2, Bf16, 128, 2, 2, false),
         v("ff_decode_bf16_e5m2kv_d128_w64", Bf16, E5m2, Bf16, 128, 4, 4, false),
@@ -177,6 +181,7 @@ pub mod decode {
         v("ff_decode_f16_e4m3kv_d64_w64", F16, E4m3, F16, 64, 4, 4, false),
         v("ff_decode_f16_e4m3kv_d128_m16", F16, E4m3, F16, 128, 1, 1, false),
         v("ff_decode_f16_e4m3kv_d128_m8", F16, E4m3, F16, 128, 1, 1, true),
+        Variant { paired: true, ..v("ff_decode_f16_e4m3kv_d128_m8p", F16, E4m3, F16, 128, 1, 1, true) },
         v("ff_decode_f16_e4m3kv_d128_m32", F16, E4m3, F16, 128, 2, 1, false),
         v("ff_decode_f16_e4m3kv_d128_w32", F16, E4m3, F16, 128, 2, 2, false),
         v("ff_decode_f16_e4m3kv_d128_w64", F16, E4m3, F16, 128, 4, 4, false),
@@ -191,6 +196,7 @@ pub mod decode {
         v("ff_decode_f16_e5m2kv_d64_w64", F16, E5m2, F16, 64, 4, 4, false),
         v("ff_decode_f16_e5m2kv_d128_m16", F16, E5m2, F16, 128, 1, 1, false),
         v("ff_decode_f16_e5m2kv_d128_m8", F16, E5m2, F16, 128, 1, 1, true),
+        Variant { paired: true, ..v("ff_decode_f16_e5m2kv_d128_m8p", F16, E5m2, F16, 128, 1, 1, true) },
         v("ff_decode_f16_e5m2kv_d128_m32", F16, E5m2, F16, 128, 2, 1, false),
         v("ff_decode_f16_e5m2kv_d128_w32", F16, E5m2, F16, 128, 2, 2, false),
         v("ff_decode_f16_e5m2kv_d128_w64", F16, E5m2, F16, 128, 4, 4, false),
@@ -205,6 +211,7 @@ pub mod decode {
         v("ff_decode_e4m3_d64_w64", E4m3, E4m3, Bf16, 64, 4, 4, false),
         v("ff_decode_e4m3_d128_m16", E4m3, E4m3, Bf16, 128, 1, 1, false),
         v("ff_decode_e4m3_d128_m8", E4m3, E4m3, Bf16, 128, 1, 1, true),
+        Variant { paired: true, ..v("ff_decode_e4m3_d128_m8p", E4m3, E4m3, Bf16, 128, 1, 1, true) },
         v("ff_decode_e4m3_d128_m32", E4m3, E4m3, Bf16, 128, 2, 1, false),
         v("ff_decode_e4m3_d128_w32", E4m3, E4m3, Bf16, 128, 2, 2, false),
         v("ff_decode_e4m3_d128_w64", E4m3, E4m3, Bf16, 128, 4, 4, false),
@@ -219,6 +226,7 @@ pub mod decode {
         v("ff_decode_e5m2_d64_w64", E5m2, E5m2, Bf16, 64, 4, 4, false),
         v("ff_decode_e5m2_d128_m16", E5m2, E5m2, Bf16, 128, 1, 1, false),
         v("ff_decode_e5m2_d128_m8", E5m2, E5m2, Bf16, 128, 1, 1, true),
+        Variant { paired: true, ..v("ff_decode_e5m2_d128_m8p", E5m2, E5m2, Bf16, 128, 1, 1, true) },
         v("ff_decode_e5m2_d128_m32", E5m2, E5m2, Bf16, 128, 2, 1, false),
         v("ff_decode_e5m2_d128_w32", E5m2, E5m2, Bf16, 128, 2, 2, false),
         v("ff_decode_e5m2_d128_w64", E5m2, E5m2, Bf16, 128, 4, 4, false),
@@ -266,6 +274,9 @@ pub struct Variant {
     pub narrow: bool,
     /// A wgmma consumer (`_g64`, only in the sm_90a module; See Note [wgmma consumer]).
     pub wgmma: bool,
+    /// Paired tiles (narrow fp8 at head dim 128; `DecodeGeometry::paired`, See Note [paired
+    /// fp8 tiles]); named `_m8p`.
+    pub paired: bool,
 }
 
 /// Every entry (fixed ones and decode variants) with the modules that must carry it.

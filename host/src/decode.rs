@@ -38,8 +38,9 @@ use crate::plan::{plan, Plan, PlanInput};
 pub use crate::plan::{Balance, Splits, TailSplit};
 use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut};
 use ferroflash_contract::decode::{
-    combine_smem_bytes, geometry_rows, geometry_wgmma, layout_supported, wgmma_supported,
-    COMBINE_THREADS, KV_TILE_TOKENS, MAX_CLUSTER_SPLITS, M_TILE_ROWS,
+    combine_smem_bytes, geometry_paired, geometry_rows, geometry_wgmma, layout_supported,
+    paired_supported, wgmma_supported, COMBINE_THREADS, KV_TILE_TOKENS, MAX_CLUSTER_SPLITS,
+    M_TILE_ROWS,
 };
 use ferroflash_contract::names::decode as names;
 pub use ferroflash_contract::names::Elem;
@@ -152,6 +153,12 @@ pub struct DecodeConfig {
     /// slower over 16-bit K/V, docs/perf.md change 40); `Some(true)` wherever the rows allow;
     /// `Some(false)` never.
     pub narrow_rows: Option<bool>,
+    /// Paired tiles (See Note [paired fp8 tiles] in docs/DESIGN.md) where a narrow variant runs
+    /// over fp8 K/V at head dim 128 (`_m8p`, two CTAs per SM, against the four of `_m8`):
+    /// `None` (default) = automatic, the variant whose plan the split model prices lower
+    /// ([`crate::plan::prefer_paired`]); `Some(true)` wherever it exists; `Some(false)` never.
+    /// Graph plans ([`DecodePlan::for_graphs`], sized once for a capacity) always run `_m8`.
+    pub paired_tiles: Option<bool>,
 }
 
 impl DecodeConfig {
@@ -190,6 +197,7 @@ impl DecodeConfig {
             max_cluster_splits: MAX_CLUSTER_SPLITS,
             combine_parts: None,
             narrow_rows: None,
+            paired_tiles: None,
         }
     }
     /// 16-row tiles per CTA when the largest (request, kv head) has `max_rows` packed rows and
@@ -219,6 +227,16 @@ impl DecodeConfig {
     fn narrow_for(&self, m_tiles: u32, max_rows: u32) -> bool {
         let wanted = self.narrow_rows.unwrap_or(self.kv_fp8.is_some());
         wanted && m_tiles == 1 && max_rows <= M_TILE_ROWS / 2
+    }
+    /// The paired-tile choices to price for a (non-graph) plan whose variant is `narrow` (see
+    /// [`DecodeConfig::paired_tiles`]): `[false]`, `[true]`, or both when automatic.
+    fn paired_choices(&self, narrow: bool) -> &'static [bool] {
+        let exists = narrow && paired_supported(self.head_dim, self.operand_types().1.bytes());
+        match self.paired_tiles {
+            Some(true) if exists => &[true],
+            None if exists => &[false, true],
+            _ => &[false],
+        }
     }
     /// Operand element types (Q, K/V, O) of the kernel this config runs.
     pub fn operand_types(&self) -> (Elem, Elem, Elem) {
@@ -562,6 +580,17 @@ impl GraphCapacity {
 
 /// The plan's device buffers and their addresses, taken once (the buffers live as long as the
 /// plan), so launching needs no cudarc event bookkeeping and can be captured into a graph.
+/// A decode variant with its plan, one candidate of [`DecodePlan::new`].
+struct VariantPlan {
+    kernel: &'static str,
+    dims: LaunchDims,
+    ctas_per_sm: u32,
+    tma_box_tokens: u32,
+    plan: Plan,
+    /// Cluster size of the merge (0: the combine kernel).
+    cluster: u32,
+}
+
 struct PlanBuffers {
     q_indptr: CudaSlice<u32>,
     kv_lens: CudaSlice<u32>,
@@ -745,6 +774,7 @@ fn kernel_name(
     row_groups: u32,
     narrow: bool,
     wgmma: bool,
+    paired: bool,
 ) -> &'static str {
     let (q, kv, out) = cfg.operand_types();
     names::VARIANTS
@@ -759,7 +789,18 @@ fn kernel_name(
                 v.row_groups,
                 v.narrow,
                 v.wgmma,
-            ) == (q, kv, out, cfg.head_dim, m_tiles, row_groups, narrow, wgmma)
+                v.paired,
+            ) == (
+                q,
+                kv,
+                out,
+                cfg.head_dim,
+                m_tiles,
+                row_groups,
+                narrow,
+                wgmma,
+                paired,
+            )
         })
         .map(|v| v.name)
         .expect("every validated (dtypes, head_dim, m_tiles) the planner picks has a variant")
@@ -775,11 +816,46 @@ impl DecodePlan {
         let kv_tiles = crate::plan::batch_kv_tiles(tables.kv_lens, cfg.kv_heads);
         let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
-        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =
-            Self::variant(dev, cfg, m_tiles, narrow)?;
-        let capacity = Self::cluster_capacities(dev, cfg, decode_kernel, dims)?;
-        let mut plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm, &capacity);
-        let cluster = Self::cluster_merge(&mut plan, &capacity);
+        // One candidate per paired-tile choice, each planned for its variant's occupancy; the
+        // split model picks between two (`plan::prefer_paired`).
+        let mut chosen: Option<(VariantPlan, f64)> = None;
+        for &paired in cfg.paired_choices(narrow) {
+            let (kernel, dims, ctas_per_sm, tma_box_tokens) =
+                Self::variant(dev, cfg, m_tiles, narrow, paired)?;
+            let capacity = Self::cluster_capacities(dev, cfg, kernel, dims)?;
+            let mut plan =
+                Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm, &capacity);
+            let cluster = Self::cluster_merge(&mut plan, &capacity);
+            let sm_count = dev.caps().sm_count;
+            let slot_tiles = crate::plan::estimate_plan_tiles(
+                &plan,
+                cfg.head_dim,
+                sm_count,
+                ctas_per_sm,
+                cluster > 0,
+            );
+            let cost = crate::plan::plan_cost_sm_tiles(slot_tiles, ctas_per_sm);
+            let candidate = VariantPlan {
+                kernel,
+                dims,
+                ctas_per_sm,
+                tma_box_tokens,
+                plan,
+                cluster,
+            };
+            chosen = match chosen {
+                Some((unpaired, c)) if !crate::plan::prefer_paired(c, cost) => Some((unpaired, c)),
+                _ => Some((candidate, cost)),
+            };
+        }
+        let VariantPlan {
+            kernel: decode_kernel,
+            dims,
+            ctas_per_sm,
+            tma_box_tokens,
+            plan,
+            cluster,
+        } = chosen.expect("at least one paired-tile choice").0;
         let rows_per_block = plan.rows_per_block() as usize;
         let parts = crate::plan::combine_parts(
             plan.merge.len() as u32,
@@ -854,8 +930,9 @@ impl DecodePlan {
         let kv_tiles = max_keys.div_ceil(KV_TILE_TOKENS as u64) * cfg.kv_heads as u64;
         let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
+        // Graph plans keep the unpaired `_m8` (DecodeConfig::paired_tiles).
         let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =
-            Self::variant(dev, cfg, m_tiles, narrow)?;
+            Self::variant(dev, cfg, m_tiles, narrow, false)?;
         let rows_per_block = M_TILE_ROWS * m_tiles;
         // Work items: without a split, one per (request, kv head, row block); with automatic
         // splits at most `plan::max_auto_ctas`; with Fixed(n) at most n (<= MAX_SPLITS) per block.
@@ -988,20 +1065,24 @@ impl DecodePlan {
         Ok(())
     }
 
-    /// Kernel variant for `m_tiles` (narrow or not; row groups from the config): name, launch
-    /// shape (grid still 0), resident CTAs per SM, rows per TMA box (0: no TMA tiles). A narrow
-    /// variant has the geometry of its 16-row one.
+    /// Kernel variant for `m_tiles` (narrow or not, paired or not; row groups from the
+    /// config): name, launch shape (grid still 0), resident CTAs per SM, rows per TMA box (0:
+    /// no TMA tiles). A narrow variant has the geometry of its 16-row one, a paired one its own
+    /// ring.
     fn variant(
         dev: &Device,
         cfg: &DecodeConfig,
         m_tiles: u32,
         narrow: bool,
+        paired: bool,
     ) -> Result<(&'static str, LaunchDims, u32, u32)> {
         let row_groups = cfg.row_groups_for(m_tiles);
         let wgmma = wgmma_variant(dev.arch(), cfg, m_tiles, row_groups);
-        let name = kernel_name(cfg, m_tiles, row_groups, narrow, wgmma);
+        let name = kernel_name(cfg, m_tiles, row_groups, narrow, wgmma, paired);
         let geo = if wgmma {
             geometry_wgmma(cfg.head_dim, cfg.operand_types().1.bytes())
+        } else if paired {
+            geometry_paired(cfg.head_dim, cfg.operand_types().1.bytes())
         } else {
             geometry_rows(
                 cfg.head_dim,
@@ -1611,7 +1692,7 @@ mod tests {
                         });
                         assert_eq!(wgmma_variant(Sm90a, &c, 4, 4), has_g64, "{c:?}");
                         assert!(!wgmma_variant(Sm80, &c, 4, 4) && !wgmma_variant(Sm90a, &c, 2, 2));
-                        let name = kernel_name(&c, 4, 4, false, has_g64);
+                        let name = kernel_name(&c, 4, 4, false, has_g64, false);
                         assert!(
                             name.ends_with(if has_g64 { "_g64" } else { "_w64" }),
                             "{name}"

@@ -521,6 +521,27 @@ struct CombineShape {
     sm_count: u32,
 }
 
+/// A plan's estimate in tile-times ([`estimate_plan_tiles`], whose unit is one CTA's tile
+/// while `ctas_per_sm` CTAs share each SM) in SM-tile-times, the unit that compares plans of
+/// variants with different occupancies: a CTA that shares its SM with `ctas_per_sm - 1` others
+/// streams a tile in `ctas_per_sm` times what the SM alone would take.
+pub fn plan_cost_sm_tiles(slot_tiles: f64, ctas_per_sm: u32) -> f64 {
+    slot_tiles * ctas_per_sm.max(1) as f64
+}
+
+/// The paired fp8 variant's plan (`_m8p`, two CTAs per SM; See Note [paired fp8 tiles] in
+/// docs/DESIGN.md) must be estimated this much cheaper than the unpaired one (`_m8`, four per
+/// SM), both in [`plan_cost_sm_tiles`], to be taken: where the two plans tie the pairing is
+/// measured 1-2% slower (X7: 512 blocks on 528 or 264 slots), and it gains 1-6% where the
+/// four-CTA plan splits (docs/perf.md changes 107-108).
+pub const PAIRED_MIN_GAIN: f64 = 0.02;
+
+/// Whether the paired variant's plan, costing `paired` SM-tile-times, is taken over the
+/// unpaired one's `unpaired` ([`PAIRED_MIN_GAIN`]).
+pub fn prefer_paired(unpaired: f64, paired: f64) -> bool {
+    paired * (1.0 + PAIRED_MIN_GAIN) < unpaired
+}
+
 /// When the last of `work`'s CTAs ends, in tile-times, if each costs its tiles plus
 /// [`CTA_OVERHEAD_TILES`] and the hardware hands them out in order, each to the first of
 /// `wave` slots that frees (how a balanced plan is priced once built).

@@ -196,8 +196,14 @@ pub fn apply_register_caps(ptx: &Path) -> Result<(), String> {
     let mut text = std::fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
     let mut changed = false;
     for v in VARIANTS {
-        let Some(cap) = max_registers(v.kv.bytes(), v.head_dim, v.m_tiles, v.row_groups, v.narrow)
-        else {
+        let Some(cap) = max_registers(
+            v.kv.bytes(),
+            v.head_dim,
+            v.m_tiles,
+            v.row_groups,
+            v.narrow,
+            v.paired,
+        ) else {
             continue;
         };
         let head = format!(".entry {}(", v.name);

@@ -55,6 +55,8 @@ pub struct DecodeCase {
     pub decoy_first: bool,
     /// `DecodeConfig::narrow_rows` (default `None`: automatic).
     pub narrow_rows: Option<bool>,
+    /// `DecodeConfig::paired_tiles` (default `None`: automatic).
+    pub paired_tiles: Option<bool>,
     /// `DecodeConfig::row_split` (default `None`: automatic).
     pub row_split: Option<bool>,
     /// `DecodeConfig::wgmma` (default `None`: automatic).
@@ -277,6 +279,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     }
     cfg.combine_parts = c.combine_parts;
     cfg.narrow_rows = c.narrow_rows;
+    cfg.paired_tiles = c.paired_tiles;
     cfg.row_split = c.row_split;
     cfg.wgmma = c.wgmma;
     cfg.tma = c.tma;
@@ -516,6 +519,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     combine_parts: None,
                     decoy_first: false,
                     narrow_rows: None,
+                    paired_tiles: None,
                     row_split: None,
                     wgmma: None,
                     tma: None,
@@ -582,6 +586,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     combine_parts: None,
                     decoy_first: false,
                     narrow_rows: None,
+                    paired_tiles: None,
                     row_split: None,
                     wgmma: None,
                     tma: None,
@@ -653,6 +658,10 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "decode/narrow_rows_against_sixteen_row_consumers",
             run: narrow_rows,
+        },
+        Case {
+            name: "decode/paired_fp8_tiles_against_reference",
+            run: paired_tiles,
         },
         Case {
             name: "decode/last_wave_split_against_reference",
@@ -727,6 +736,7 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         combine_parts: None,
         decoy_first: false,
         narrow_rows: None,
+        paired_tiles: None,
         row_split: None,
         wgmma: None,
         tma: None,
@@ -876,6 +886,8 @@ fn narrow_rows(d: &Device) -> CaseResult {
             vec![0, 1, 97, 1000 + 517 * i as u32],
         );
         cycle_layout_case(&mut c, i, (q, kv), 9100);
+        // The paired fp8 variant (`_m8p`) has its own test (`paired_tiles`).
+        c.paired_tiles = Some(false);
         for narrow in [true, false] {
             c.narrow_rows = Some(narrow);
             let (what, tag) = if narrow {
@@ -894,6 +906,59 @@ fn narrow_rows(d: &Device) -> CaseResult {
         r.contains("_m16,")
     }) {
         failures.push(e);
+    }
+    all_passed(failures)
+}
+
+/// The paired fp8 variants (`_m8p`, See Note [paired fp8 tiles] in docs/DESIGN.md): narrow
+/// fp8 head-dim-128 cases run with `paired_tiles = Some(true)` (`_m8p`) and `Some(false)`
+/// (`_m8`), both against the reference. Every fp8 mode (e4m3 / e5m2 K/V under bf16 and f16 Q,
+/// all-fp8), ratios 1-8 with 1-8 new tokens (causal), page sizes 1-64, softcap, window, sinks,
+/// fixed and automatic splits; lengths with odd and even tile counts per split (the last step
+/// of an odd count takes one tile), an empty request and one-key ones.
+fn paired_tiles(d: &Device) -> CaseResult {
+    // (page, group, q_len, dtypes, kv lengths)
+    let cases = [
+        (
+            16,
+            4,
+            1,
+            (DType::Bf16, DType::E4m3),
+            vec![0, 1, 64, 4096 + 64 * 7 + 5],
+        ),
+        (3, 8, 1, (DType::F16, DType::E5m2), vec![97, 63, 129, 2000]),
+        (
+            1,
+            1,
+            8,
+            (DType::Bf16, DType::E5m2),
+            vec![1, 700, 3 * 64, 5 * 64 + 1],
+        ),
+        (64, 2, 4, (DType::F16, DType::E4m3), vec![6000, 0, 33]),
+        (16, 7, 1, (DType::E4m3, DType::E4m3), vec![1, 1000, 2049]),
+        (
+            24,
+            1,
+            5,
+            (DType::E5m2, DType::E5m2),
+            vec![7 * 64, 4 * 64, 513],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (i, (page, group, q_len, (q, kv), lens)) in cases.into_iter().enumerate() {
+        let mut c = base(128, page, group, q_len, lens);
+        cycle_layout_case(&mut c, i, (q, kv), 9700);
+        for paired in [true, false] {
+            c.paired_tiles = Some(paired);
+            let (what, tag) = if paired {
+                ("the paired (_m8p) kernel", "_m8p,")
+            } else {
+                ("the unpaired (_m8) kernel", "_m8,")
+            };
+            if let Err(e) = run_case_expecting(d, &c, what, |r| r.contains(tag)) {
+                failures.push(format!("case {i}, paired {paired}: {e}"));
+            }
+        }
     }
     all_passed(failures)
 }
@@ -1457,6 +1522,7 @@ fn soak(d: &Device) -> CaseResult {
             combine_parts: None,
             decoy_first: false,
             narrow_rows: None,
+            paired_tiles: None,
             row_split: None,
             wgmma: None,
             tma: None,

@@ -90,10 +90,12 @@ fn scale_of(p: &DecodeParams, table: u64, w: &DecodeWork) -> f32 {
 /// `KS = D / 16` k-steps), `MT` m16 tiles of packed rows per consumer warp, `RG` row groups of
 /// consumer warps (`NJ = 2 RG` key n8 tiles per warp, `KG = 4 / RG` key groups; See Note [row-split consumers] in
 /// docs/DESIGN.md) and `STAGES` pipeline stages; `NARROW` (with `MT = RG = 1`): at most 8 real
-/// rows per CTA, swapped-operand consumers ([`consumer_narrow`]).
+/// rows per CTA, swapped-operand consumers ([`consumer_narrow`]); `PAIRED` (narrow, fp8 d128):
+/// those consumers take the ring's tiles two at a time.
 ///
 /// # Safety
-/// Launched with `geometry_rows(D, O::K::ELEM_BYTES, MT * RG, RG, NARROW).threads()` threads and
+/// Launched with the `threads()` of `geometry_rows(D, O::K::ELEM_BYTES, MT * RG, RG, NARROW)`
+/// (`geometry_paired(D, O::K::ELEM_BYTES)` when `PAIRED`, `geometry_wgmma` when `WG`) and
 /// its `.smem().total_bytes` of dynamic shared memory over a parameter block validated by the
 /// host (every address, page id and length in range; see `ferroflash::decode`).
 #[inline(always)]
@@ -109,6 +111,7 @@ pub unsafe fn decode_cta<
     const STAGES: usize,
     const NARROW: bool,
     const WG: bool,
+    const PAIRED: bool,
 >(
     p: &DecodeParams,
     params_addr: impl Fn() -> u64,
@@ -116,9 +119,16 @@ pub unsafe fn decode_cta<
     const {
         assert!(NT == D / 8 && KS == D / 16 && NT % 4 == 0 && NJ == 2 * RG && KG * RG == CONSUMER_WARPS as usize);
         assert!(!NARROW || (MT == 1 && RG == 1));
+        assert!(!PAIRED || (NARROW && paired_supported(D as u32, O::K::ELEM_BYTES)));
     };
     const { assert!(!WG || (MT == 1 && RG == 4 && !NARROW && wgmma_supported(D as u32, O::Q::ELEM_BYTES, O::K::ELEM_BYTES))) };
-    let geo = if WG { geometry_wgmma(D as u32, O::K::ELEM_BYTES) } else { geometry_rows(D as u32, O::K::ELEM_BYTES, (MT * RG) as u32, RG as u32, NARROW) };
+    let geo = if WG {
+        geometry_wgmma(D as u32, O::K::ELEM_BYTES)
+    } else if PAIRED {
+        geometry_paired(D as u32, O::K::ELEM_BYTES)
+    } else {
+        geometry_rows(D as u32, O::K::ELEM_BYTES, (MT * RG) as u32, RG as u32, NARROW)
+    };
     debug_assert!(geo.stages == STAGES as u32);
     let t_entry = global_timer_ns();
     let num_work = if p.num_work_dev != NONE_ADDR {
@@ -194,7 +204,7 @@ pub unsafe fn decode_cta<
             #[cfg(target_feature = "sm_90a")]
             consumer_wgmma::<O, D, NT, STAGES>(p, &b, warp, mbar);
         } else if NARROW {
-            consumer_narrow::<O, D, KS, STAGES>(p, &b, warp, mbar);
+            consumer_narrow::<O, D, KS, STAGES, PAIRED>(p, &b, warp, mbar);
         } else {
             consumer::<O, D, NT, KS, MT, RG, NJ, KG, STAGES>(p, &b, warp, mbar);
         }
@@ -1229,7 +1239,7 @@ unsafe fn widen_stage<O: Operands, const D: usize, const STAGES: usize>(
 /// m16 consumer's B fragments, regrouped as A fragments. `KS = D / 16` is also the count of
 /// m16 output tiles.
 #[inline(always)]
-unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, warp: u32, mbar: Mbarriers) {
+unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const STAGES: usize, const PAIRED: bool>(p: &DecodeParams, b: &Block, warp: u32, mbar: Mbarriers) {
     let tid = thread_idx_x();
     let lane = lane_id();
     let quad = Quad::of_lane(lane);
@@ -1252,45 +1262,37 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     let mut l_run = [0f32; 2];
     let key_base = 16 * warp;
 
+    // Tiles per step: 2 where the geometry pairs them (fp8 d128: two 16 KiB stages hold the
+    // bytes of one 16-bit stage), so each warp runs two independent 16-key chains per step and
+    // one softmax over 32 keys; the last step of an odd count takes one tile.
+    let pair = PAIRED;
+    debug_assert!(b.geo.pairs_tiles() == PAIRED);
     // SAFETY: forwarded.
     unsafe { stamp_first_data(p, b, mbar) };
     let mut t = 0;
     while t < b.num_tiles {
+        let two = pair && t + 1 < b.num_tiles;
         // SAFETY: hand-over protocol (module doc).
-        let (k_tile, v_tile) = unsafe { wait_tile::<STAGES>(b, mbar, t) };
+        let (k0, v0) = unsafe { wait_tile::<STAGES>(b, mbar, t) };
+        // SAFETY: as above; tile t + 1 exists when `two`.
+        let (k1, v1) = if two { unsafe { wait_tile::<STAGES>(b, mbar, t + 1) } } else { (k0, v0) };
         #[cfg(ff_tile_stamps)]
         // SAFETY: forwarded.
         unsafe {
             stamp_tile_begin(p, t)
         };
 
-        // Sᵀ = K·Qᵀ over this warp's 16 keys; element e: key g + 8 (e / 2), row 2t + e % 2.
-        let mut sc = [0f32; 4];
-        for kb in 0..KS / 2 {
-            // SAFETY: full warp; inside the stage and the Q tile (rows 0-7, the chunks of k steps
-            // 2 kb and 2 kb + 1: B fragments [b0, b1] of each).
-            unsafe {
-                let kf = O::K::k_frags::<O::EQ>(k_tile, key_base, kb as u32, lane);
-                let qf = ldmatrix_x4_b16(s_q.chunk(lane % 8, 4 * kb as u32 + mi));
-                for (ks, kf) in kf.iter().enumerate() {
-                    sc = O::EQ::mma([kf[0][0], kf[1][0], kf[0][1], kf[1][1]], [qf[2 * ks], qf[2 * ks + 1]], sc);
-                }
-            }
-        }
-
-        let (tile_key0, needs_mask) = rs.tile_mask_test(p, b, t);
-        let key0 = tile_key0 + (key_base + quad.g) as i32;
-        match (needs_mask, xf[0].softcap_log2 != 0.0) {
-            (false, false) => mask_scores_narrow::<false, false>(&mut sc, key0, &xf, &mask),
-            (false, true) => mask_scores_narrow::<false, true>(&mut sc, key0, &xf, &mask),
-            (true, false) => mask_scores_narrow::<true, false>(&mut sc, key0, &xf, &mask),
-            (true, true) => mask_scores_narrow::<true, true>(&mut sc, key0, &xf, &mask),
-        }
-        let mut pv = [0f32; 4];
+        // SAFETY (both): full warp; tile t (+ 1) waited for, after `stage_q`.
+        let scores = |k_tile: SwizzledTile, tile: u32| unsafe { narrow_scores::<O, KS>(p, b, &rs, &xf, &mask, s_q, k_tile, tile, key_base, lane) };
+        // A missing second tile's scores are -inf: its P is 0 and its P·V skipped.
+        let sc0 = scores(k0, t);
+        let sc1 = if two { scores(k1, t + 1) } else { [f32::NEG_INFINITY; 4] };
+        let mut p0 = [0f32; 4];
+        let mut p1 = [0f32; 4];
         for r in 0..2 {
             let k = unit_log2[r];
             // SAFETY: full warp.
-            let m_tile = unsafe { column_max(sc[r].max(sc[r + 2])) } * k;
+            let m_tile = unsafe { column_max(sc0[r].max(sc0[r + 2]).max(sc1[r]).max(sc1[r + 2])) } * k;
             // Lazy rescale, as in `consumer`.
             if m_tile > m_run[r] + RESCALE_THRESHOLD_LOG2 {
                 let alpha = ex2_approx_ftz_f32(m_run[r] - m_tile);
@@ -1302,27 +1304,25 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
                 }
             }
             let rf = exp_ref(m_run[r]);
-            pv[r] = ex2_approx_ftz_f32(fma_rn_f32(sc[r], k, -rf));
-            pv[r + 2] = ex2_approx_ftz_f32(fma_rn_f32(sc[r + 2], k, -rf));
-            l_run[r] += pv[r] + pv[r + 2];
+            p0[r] = ex2_approx_ftz_f32(fma_rn_f32(sc0[r], k, -rf));
+            p0[r + 2] = ex2_approx_ftz_f32(fma_rn_f32(sc0[r + 2], k, -rf));
+            p1[r] = ex2_approx_ftz_f32(fma_rn_f32(sc1[r], k, -rf));
+            p1[r + 2] = ex2_approx_ftz_f32(fma_rn_f32(sc1[r + 2], k, -rf));
+            l_run[r] += (p0[r] + p0[r + 2]) + (p1[r] + p1[r + 2]);
         }
-        // Pᵀ (keys g | g + 8; rows 2t, 2t + 1) -> B fragment (keys 2t, 2t + 1 | + 8; row g).
-        // SAFETY: full warp.
-        let pb = unsafe { [movmatrix_trans_b16(O::EV::pack(pv[0], pv[1])), movmatrix_trans_b16(O::EV::pack(pv[2], pv[3]))] };
-
-        // Oᵀ += Vᵀ·Pᵀ: two m16 output tiles (32 dims) per V load.
-        for db in 0..KS / 2 {
-            // SAFETY: full warp; inside the stage.
-            let vf = unsafe { O::K::v_frags(v_tile, key_base, db as u32, lane) };
-            for h in 0..2 {
-                let a = [vf[2 * h][0], vf[2 * h + 1][0], vf[2 * h][1], vf[2 * h + 1][1]];
-                // SAFETY: full warp.
-                unsafe { acc[2 * db + h] = O::EV::mma(a, pb, acc[2 * db + h]) };
+        // SAFETY (both): full warp; inside the stages.
+        unsafe { narrow_pv::<O, KS>(&mut acc, v0, &p0, key_base, lane) };
+        if two {
+            unsafe { narrow_pv::<O, KS>(&mut acc, v1, &p1, key_base, lane) };
+        }
+        // SAFETY: this thread's reads of the stages are done.
+        unsafe {
+            release_tile::<STAGES>(b, mbar, t);
+            if two {
+                release_tile::<STAGES>(b, mbar, t + 1);
             }
         }
-        // SAFETY: this thread's reads of the stage are done.
-        unsafe { release_tile::<STAGES>(b, mbar, t) };
-        t += 1;
+        t += if two { 2 } else { 1 };
         #[cfg(ff_tile_stamps)]
         // SAFETY: forwarded.
         unsafe {
@@ -1363,6 +1363,72 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     }
     // SAFETY: every consumer thread wrote its state.
     unsafe { merge_scratch_and_store::<O, D, { CONSUMER_WARPS as usize }>(p, b, v_scale) };
+}
+
+/// Sᵀ = K·Qᵀ of a narrow consumer warp over its 16 keys (from `key_base`) of tile `tile`,
+/// masked and capped in the units of [`mask_scores_narrow`]; element e: key g + 8 (e / 2), row
+/// 2t + e % 2.
+///
+/// # Safety
+/// Full warp; tile `tile` waited for and in `k_tile`; after `stage_q` (`s_q`).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn narrow_scores<O: Operands, const KS: usize>(
+    p: &DecodeParams,
+    b: &Block,
+    rs: &RowSetup,
+    xf: &[ScoreTransform; 2],
+    mask: &[RowMask; 2],
+    s_q: SwizzledTile,
+    k_tile: SwizzledTile,
+    tile: u32,
+    key_base: u32,
+    lane: u32,
+) -> [f32; 4] {
+    let quad = Quad::of_lane(lane);
+    let mi = lane / 8;
+    let mut x = [0f32; 4];
+    for kb in 0..KS / 2 {
+        // SAFETY: full warp; inside the stage and the Q tile (rows 0-7, the chunks of k steps
+        // 2 kb and 2 kb + 1: B fragments [b0, b1] of each).
+        unsafe {
+            let kf = O::K::k_frags::<O::EQ>(k_tile, key_base, kb as u32, lane);
+            let qf = ldmatrix_x4_b16(s_q.chunk(lane % 8, 4 * kb as u32 + mi));
+            for (ks, kf) in kf.iter().enumerate() {
+                x = O::EQ::mma([kf[0][0], kf[1][0], kf[0][1], kf[1][1]], [qf[2 * ks], qf[2 * ks + 1]], x);
+            }
+        }
+    }
+    let (tile_key0, needs_mask) = rs.tile_mask_test(p, b, tile);
+    let key0 = tile_key0 + (key_base + quad.g) as i32;
+    match (needs_mask, xf[0].softcap_log2 != 0.0) {
+        (false, false) => mask_scores_narrow::<false, false>(&mut x, key0, xf, mask),
+        (false, true) => mask_scores_narrow::<false, true>(&mut x, key0, xf, mask),
+        (true, false) => mask_scores_narrow::<true, false>(&mut x, key0, xf, mask),
+        (true, true) => mask_scores_narrow::<true, true>(&mut x, key0, xf, mask),
+    }
+    x
+}
+
+/// Oᵀ += Vᵀ·Pᵀ of a narrow consumer warp over its 16 keys of one tile: two m16 output tiles
+/// (32 dims) per V load. `pr`: P of [`narrow_scores`]' elements.
+///
+/// # Safety
+/// Full warp; the tile waited for and in `v_tile`.
+#[inline(always)]
+unsafe fn narrow_pv<O: Operands, const KS: usize>(acc: &mut [[f32; 4]; KS], v_tile: SwizzledTile, pr: &[f32; 4], key_base: u32, lane: u32) {
+    // Pᵀ (keys g | g + 8; rows 2t, 2t + 1) -> B fragment (keys 2t, 2t + 1 | + 8; row g).
+    // SAFETY: full warp.
+    let pb = unsafe { [movmatrix_trans_b16(O::EV::pack(pr[0], pr[1])), movmatrix_trans_b16(O::EV::pack(pr[2], pr[3]))] };
+    for db in 0..KS / 2 {
+        // SAFETY: full warp; inside the stage.
+        let vf = unsafe { O::K::v_frags(v_tile, key_base, db as u32, lane) };
+        for h in 0..2 {
+            let a = [vf[2 * h][0], vf[2 * h + 1][0], vf[2 * h][1], vf[2 * h + 1][1]];
+            // SAFETY: full warp.
+            unsafe { acc[2 * db + h] = O::EV::mma(a, pb, acc[2 * db + h]) };
+        }
+    }
 }
 
 /// Merge the consumer warps' states through shared memory (the ring is free now) and write the

@@ -5,7 +5,7 @@ use crate::attention::combine::combine_cta;
 use crate::attention::decode::{decode_cta, Operands};
 use crate::attention::kv::{Kv16, Kv8, KvFormat, QBf16AsF16, Q16, Q8};
 use crate::tile::{Bf16, E4m3, E5m2, F16};
-use ferroflash_contract::decode::{geometry_wgmma, stages_for};
+use ferroflash_contract::decode::{geometry_paired, geometry_wgmma, stages_for};
 use ferroflash_contract::params::DecodeParams;
 
 macro_rules! operands {
@@ -50,16 +50,21 @@ macro_rules! decode_entry {
     // consumer]).
     ($name:ident, $ops:ty, $d:literal, wgmma) => {
         #[cfg(target_feature = "sm_90a")]
-        decode_entry!($name, $ops, $d, 1, 4, false, true);
+        decode_entry!($name, $ops, $d, 1, 4, false, true, false);
+    };
+    // Paired (`_m8p`) variants: narrow, the ring's tiles two at a time (See Note [paired fp8
+    // tiles]).
+    ($name:ident, $ops:ty, $d:literal, paired) => {
+        decode_entry!($name, $ops, $d, 1, 1, true, false, true);
     };
     // Row-split (`_w`) variants: one m16 tile per warp, `$rg` row groups.
     ($name:ident, $ops:ty, $d:literal, rows $rg:literal) => {
-        decode_entry!($name, $ops, $d, 1, $rg, false, false);
+        decode_entry!($name, $ops, $d, 1, $rg, false, false, false);
     };
     ($name:ident, $ops:ty, $d:literal, $mt:literal, $rg:literal, $narrow:literal) => {
-        decode_entry!($name, $ops, $d, $mt, $rg, $narrow, false);
+        decode_entry!($name, $ops, $d, $mt, $rg, $narrow, false, false);
     };
-    ($name:ident, $ops:ty, $d:literal, $mt:literal, $rg:literal, $narrow:literal, $wg:literal) => {
+    ($name:ident, $ops:ty, $d:literal, $mt:literal, $rg:literal, $narrow:literal, $wg:literal, $paired:literal) => {
         /// Paged decode CTA (see `attention::decode`).
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(p: DecodeParams) {
@@ -86,12 +91,15 @@ macro_rules! decode_entry {
                     {
                         if $wg {
                             geometry_wgmma($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES).stages as usize
+                        } else if $paired {
+                            geometry_paired($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES).stages as usize
                         } else {
                             stages_for($d, <<$ops as Operands>::K as KvFormat>::ELEM_BYTES, $mt * $rg, $narrow) as usize
                         }
                     },
                     $narrow,
                     $wg,
+                    $paired,
                 >(&p, params_addr)
             }
         }
@@ -141,6 +149,7 @@ decode_entry!(ff_decode_bf16_e4m3kv_d64_w32, Bf16E4m3Kv, 64, rows 2);
 decode_entry!(ff_decode_bf16_e4m3kv_d64_w64, Bf16E4m3Kv, 64, rows 4);
 decode_entry!(ff_decode_bf16_e4m3kv_d128_m16, Bf16E4m3Kv, 128, 1);
 decode_entry!(ff_decode_bf16_e4m3kv_d128_m8, Bf16E4m3Kv, 128, 1, true);
+decode_entry!(ff_decode_bf16_e4m3kv_d128_m8p, Bf16E4m3Kv, 128, paired);
 decode_entry!(ff_decode_bf16_e4m3kv_d128_m32, Bf16E4m3Kv, 128, 2);
 decode_entry!(ff_decode_bf16_e4m3kv_d128_w32, Bf16E4m3Kv, 128, rows 2);
 decode_entry!(ff_decode_bf16_e4m3kv_d128_w64, Bf16E4m3Kv, 128, rows 4);
@@ -155,6 +164,7 @@ decode_entry!(ff_decode_bf16_e5m2kv_d64_w32, Bf16E5m2Kv, 64, rows 2);
 decode_entry!(ff_decode_bf16_e5m2kv_d64_w64, Bf16E5m2Kv, 64, rows 4);
 decode_entry!(ff_decode_bf16_e5m2kv_d128_m16, Bf16E5m2Kv, 128, 1);
 decode_entry!(ff_decode_bf16_e5m2kv_d128_m8, Bf16E5m2Kv, 128, 1, true);
+decode_entry!(ff_decode_bf16_e5m2kv_d128_m8p, Bf16E5m2Kv, 128, paired);
 decode_entry!(ff_decode_bf16_e5m2kv_d128_m32, Bf16E5m2Kv, 128, 2);
 decode_entry!(ff_decode_bf16_e5m2kv_d128_w32, Bf16E5m2Kv, 128, rows 2);
 decode_entry!(ff_decode_bf16_e5m2kv_d128_w64, Bf16E5m2Kv, 128, rows 4);
@@ -169,6 +179,7 @@ decode_entry!(ff_decode_f16_e4m3kv_d64_w32, F16E4m3Kv, 64, rows 2);
 decode_entry!(ff_decode_f16_e4m3kv_d64_w64, F16E4m3Kv, 64, rows 4);
 decode_entry!(ff_decode_f16_e4m3kv_d128_m16, F16E4m3Kv, 128, 1);
 decode_entry!(ff_decode_f16_e4m3kv_d128_m8, F16E4m3Kv, 128, 1, true);
+decode_entry!(ff_decode_f16_e4m3kv_d128_m8p, F16E4m3Kv, 128, paired);
 decode_entry!(ff_decode_f16_e4m3kv_d128_m32, F16E4m3Kv, 128, 2);
 decode_entry!(ff_decode_f16_e4m3kv_d128_w32, F16E4m3Kv, 128, rows 2);
 decode_entry!(ff_decode_f16_e4m3kv_d128_w64, F16E4m3Kv, 128, rows 4);
@@ -183,6 +194,7 @@ decode_entry!(ff_decode_f16_e5m2kv_d64_w32, F16E5m2Kv, 64, rows 2);
 decode_entry!(ff_decode_f16_e5m2kv_d64_w64, F16E5m2Kv, 64, rows 4);
 decode_entry!(ff_decode_f16_e5m2kv_d128_m16, F16E5m2Kv, 128, 1);
 decode_entry!(ff_decode_f16_e5m2kv_d128_m8, F16E5m2Kv, 128, 1, true);
+decode_entry!(ff_decode_f16_e5m2kv_d128_m8p, F16E5m2Kv, 128, paired);
 decode_entry!(ff_decode_f16_e5m2kv_d128_m32, F16E5m2Kv, 128, 2);
 decode_entry!(ff_decode_f16_e5m2kv_d128_w32, F16E5m2Kv, 128, rows 2);
 decode_entry!(ff_decode_f16_e5m2kv_d128_w64, F16E5m2Kv, 128, rows 4);
@@ -197,6 +209,7 @@ decode_entry!(ff_decode_e4m3_d64_w32, AllE4m3, 64, rows 2);
 decode_entry!(ff_decode_e4m3_d64_w64, AllE4m3, 64, rows 4);
 decode_entry!(ff_decode_e4m3_d128_m16, AllE4m3, 128, 1);
 decode_entry!(ff_decode_e4m3_d128_m8, AllE4m3, 128, 1, true);
+decode_entry!(ff_decode_e4m3_d128_m8p, AllE4m3, 128, paired);
 decode_entry!(ff_decode_e4m3_d128_m32, AllE4m3, 128, 2);
 decode_entry!(ff_decode_e4m3_d128_w32, AllE4m3, 128, rows 2);
 decode_entry!(ff_decode_e4m3_d128_w64, AllE4m3, 128, rows 4);
@@ -211,6 +224,7 @@ decode_entry!(ff_decode_e5m2_d64_w32, AllE5m2, 64, rows 2);
 decode_entry!(ff_decode_e5m2_d64_w64, AllE5m2, 64, rows 4);
 decode_entry!(ff_decode_e5m2_d128_m16, AllE5m2, 128, 1);
 decode_entry!(ff_decode_e5m2_d128_m8, AllE5m2, 128, 1, true);
+decode_entry!(ff_decode_e5m2_d128_m8p, AllE5m2, 128, paired);
 decode_entry!(ff_decode_e5m2_d128_m32, AllE5m2, 128, 2);
 decode_entry!(ff_decode_e5m2_d128_w32, AllE5m2, 128, rows 2);
 decode_entry!(ff_decode_e5m2_d128_w64, AllE5m2, 128, rows 4);
