@@ -351,9 +351,7 @@ pub const fn max_registers(
     narrow: bool,
     paired: bool,
 ) -> Option<u32> {
-    if paired {
-        Some(SIXTEEN_BIT_M16_MAX_REGISTERS)
-    } else if row_groups > 1 && head_dim <= 128 {
+    if paired || (row_groups > 1 && head_dim <= 128) {
         Some(SIXTEEN_BIT_M16_MAX_REGISTERS)
     } else if kv_elem_bytes == 1 && head_dim == 128 && m_tiles == 1 {
         Some(if narrow { 96 } else { 128 })

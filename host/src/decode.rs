@@ -155,8 +155,9 @@ pub struct DecodeConfig {
     pub narrow_rows: Option<bool>,
     /// Paired tiles (See Note [paired fp8 tiles] in docs/DESIGN.md) where a narrow variant runs
     /// over fp8 K/V at head dim 128 (`_m8p`, two CTAs per SM, against the four of `_m8`):
-    /// `None` (default) = automatic, the variant whose plan the split model prices lower
-    /// ([`crate::plan::prefer_paired`]); `Some(true)` wherever it exists; `Some(false)` never.
+    /// `None` (default) = automatic, paired where the batch's blocks leave the four-CTA wave
+    /// part-empty ([`crate::plan::prefer_paired`]); `Some(true)` wherever it exists;
+    /// `Some(false)` never.
     /// Graph plans ([`DecodePlan::for_graphs`], sized once for a capacity) always run `_m8`.
     pub paired_tiles: Option<bool>,
 }
@@ -228,14 +229,14 @@ impl DecodeConfig {
         let wanted = self.narrow_rows.unwrap_or(self.kv_fp8.is_some());
         wanted && m_tiles == 1 && max_rows <= M_TILE_ROWS / 2
     }
-    /// The paired-tile choices to price for a (non-graph) plan whose variant is `narrow` (see
-    /// [`DecodeConfig::paired_tiles`]): `[false]`, `[true]`, or both when automatic.
-    fn paired_choices(&self, narrow: bool) -> &'static [bool] {
+    /// Whether a (non-graph) plan whose variant is `narrow` runs the paired one (see
+    /// [`DecodeConfig::paired_tiles`]); `auto` decides where the config leaves it open.
+    fn paired_for(&self, narrow: bool, auto: impl FnOnce() -> Result<bool>) -> Result<bool> {
         let exists = narrow && paired_supported(self.head_dim, self.operand_types().1.bytes());
         match self.paired_tiles {
-            Some(true) if exists => &[true],
-            None if exists => &[false, true],
-            _ => &[false],
+            _ if !exists => Ok(false),
+            Some(p) => Ok(p),
+            None => auto(),
         }
     }
     /// Operand element types (Q, K/V, O) of the kernel this config runs.
@@ -580,17 +581,6 @@ impl GraphCapacity {
 
 /// The plan's device buffers and their addresses, taken once (the buffers live as long as the
 /// plan), so launching needs no cudarc event bookkeeping and can be captured into a graph.
-/// A decode variant with its plan, one candidate of [`DecodePlan::new`].
-struct VariantPlan {
-    kernel: &'static str,
-    dims: LaunchDims,
-    ctas_per_sm: u32,
-    tma_box_tokens: u32,
-    plan: Plan,
-    /// Cluster size of the merge (0: the combine kernel).
-    cluster: u32,
-}
-
 struct PlanBuffers {
     q_indptr: CudaSlice<u32>,
     kv_lens: CudaSlice<u32>,
@@ -816,46 +806,21 @@ impl DecodePlan {
         let kv_tiles = crate::plan::batch_kv_tiles(tables.kv_lens, cfg.kv_heads);
         let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
-        // One candidate per paired-tile choice, each planned for its variant's occupancy; the
-        // split model picks between two (`plan::prefer_paired`).
-        let mut chosen: Option<(VariantPlan, f64)> = None;
-        for &paired in cfg.paired_choices(narrow) {
-            let (kernel, dims, ctas_per_sm, tma_box_tokens) =
-                Self::variant(dev, cfg, m_tiles, narrow, paired)?;
-            let capacity = Self::cluster_capacities(dev, cfg, kernel, dims)?;
-            let mut plan =
-                Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm, &capacity);
-            let cluster = Self::cluster_merge(&mut plan, &capacity);
-            let sm_count = dev.caps().sm_count;
-            let slot_tiles = crate::plan::estimate_plan_tiles(
-                &plan,
-                cfg.head_dim,
-                sm_count,
+        let paired = cfg.paired_for(narrow, || {
+            // Automatic: by the unpaired variant's wave (`plan::prefer_paired`).
+            let (.., ctas_per_sm, _) = Self::variant(dev, cfg, m_tiles, narrow, false)?;
+            let blocks = q_lens.len() as u64 * cfg.kv_heads as u64;
+            Ok(crate::plan::prefer_paired(
+                blocks,
+                dev.caps().sm_count,
                 ctas_per_sm,
-                cluster > 0,
-            );
-            let cost = crate::plan::plan_cost_sm_tiles(slot_tiles, ctas_per_sm);
-            let candidate = VariantPlan {
-                kernel,
-                dims,
-                ctas_per_sm,
-                tma_box_tokens,
-                plan,
-                cluster,
-            };
-            chosen = match chosen {
-                Some((unpaired, c)) if !crate::plan::prefer_paired(c, cost) => Some((unpaired, c)),
-                _ => Some((candidate, cost)),
-            };
-        }
-        let VariantPlan {
-            kernel: decode_kernel,
-            dims,
-            ctas_per_sm,
-            tma_box_tokens,
-            plan,
-            cluster,
-        } = chosen.expect("at least one paired-tile choice").0;
+            ))
+        })?;
+        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =
+            Self::variant(dev, cfg, m_tiles, narrow, paired)?;
+        let capacity = Self::cluster_capacities(dev, cfg, decode_kernel, dims)?;
+        let mut plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm, &capacity);
+        let cluster = Self::cluster_merge(&mut plan, &capacity);
         let rows_per_block = plan.rows_per_block() as usize;
         let parts = crate::plan::combine_parts(
             plan.merge.len() as u32,

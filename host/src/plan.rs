@@ -521,25 +521,22 @@ struct CombineShape {
     sm_count: u32,
 }
 
-/// A plan's estimate in tile-times ([`estimate_plan_tiles`], whose unit is one CTA's tile
-/// while `ctas_per_sm` CTAs share each SM) in SM-tile-times, the unit that compares plans of
-/// variants with different occupancies: a CTA that shares its SM with `ctas_per_sm - 1` others
-/// streams a tile in `ctas_per_sm` times what the SM alone would take.
-pub fn plan_cost_sm_tiles(slot_tiles: f64, ctas_per_sm: u32) -> f64 {
-    slot_tiles * ctas_per_sm.max(1) as f64
-}
+/// The paired fp8 variants (`_m8p`, two CTAs per SM; See Note [paired fp8 tiles] in
+/// docs/DESIGN.md) run where a batch's output blocks fill at most this share of the unpaired
+/// variant's wave (`_m8`, four CTAs per SM). Measured on the H200 (docs/perf.md, change 108),
+/// paired against unpaired: 0.94-1.00x on 12 shapes of 0.02-0.73 of that wave (one long
+/// request, ragged and small batches, b48 x 4K at 0.73: 0.97x), 1.01x at 0.97 (b64 x 4K),
+/// 1.05x at 1.94 and 1.15x at 1.52 (unsplit blocks that fill four CTAs per SM lose at two).
+/// The split model's estimates did not separate them (b40 x 6000, 0.61: estimated 3% slower
+/// paired, measured 3% faster).
+pub const PAIRED_MAX_WAVE_FILL: f64 = 0.8;
 
-/// The paired fp8 variant's plan (`_m8p`, two CTAs per SM; See Note [paired fp8 tiles] in
-/// docs/DESIGN.md) must be estimated this much cheaper than the unpaired one (`_m8`, four per
-/// SM), both in [`plan_cost_sm_tiles`], to be taken: where the two plans tie the pairing is
-/// measured 1-2% slower (X7: 512 blocks on 528 or 264 slots), and it gains 1-6% where the
-/// four-CTA plan splits (docs/perf.md changes 107-108).
-pub const PAIRED_MIN_GAIN: f64 = 0.02;
-
-/// Whether the paired variant's plan, costing `paired` SM-tile-times, is taken over the
-/// unpaired one's `unpaired` ([`PAIRED_MIN_GAIN`]).
-pub fn prefer_paired(unpaired: f64, paired: f64) -> bool {
-    paired * (1.0 + PAIRED_MIN_GAIN) < unpaired
+/// Whether a batch of `blocks` output blocks (request x kv head x row block) runs the paired
+/// fp8 variant, on `sm_count` SMs that hold `unpaired_ctas_per_sm` CTAs of the unpaired one
+/// ([`PAIRED_MAX_WAVE_FILL`]).
+pub fn prefer_paired(blocks: u64, sm_count: u32, unpaired_ctas_per_sm: u32) -> bool {
+    let wave = sm_count as u64 * unpaired_ctas_per_sm as u64;
+    blocks as f64 <= PAIRED_MAX_WAVE_FILL * wave as f64
 }
 
 /// When the last of `work`'s CTAs ends, in tile-times, if each costs its tiles plus
@@ -1321,6 +1318,31 @@ mod tests {
             "{}",
             p.work.len()
         );
+    }
+
+    /// The paired fp8 choice on the shapes measured in session 35 (docs/perf.md, change 108;
+    /// blocks of the four-CTA wave of 528, paired / unpaired time): paired where it measured
+    /// faster or even, unpaired where slower.
+    #[test]
+    fn paired_choice_on_measured_shapes() {
+        for (name, blocks, paired) in [
+            ("b1 x 32K", 8, true),              // 0.97
+            ("W5 b8 x 8K", 64, true),           // 0.99-1.00
+            ("b4 x 16K, 4 kv heads", 16, true), // 0.94
+            ("ragged 45K + 3", 32, true),       // 0.98
+            ("b32 x 2K", 256, true),            // 0.97
+            ("b33 x 8K", 264, true),            // 0.99
+            ("b40 x 6000", 320, true),          // 0.97
+            ("b48 x 4K", 384, true),            // 0.97
+            ("b64 x 4K", 512, false),           // 1.01
+            ("b100 x 1000", 800, false),        // 1.15
+            ("b128 x 2K", 1024, false),         // 1.05
+        ] {
+            assert_eq!(prefer_paired(blocks, 132, 4), paired, "{name}");
+        }
+        // Fewer SMs or CTAs per SM shrink the wave the blocks are counted against.
+        assert!(!prefer_paired(384, 66, 4));
+        assert!(prefer_paired(0, 132, 4));
     }
 
     /// The split model's choices on shapes measured on the H200 in session 21 (docs/perf.md):
