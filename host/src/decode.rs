@@ -807,13 +807,15 @@ impl DecodePlan {
         let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
         let paired = cfg.paired_for(narrow, || {
-            // Automatic: by the unpaired variant's wave (`plan::prefer_paired`).
-            let (.., ctas_per_sm, _) = Self::variant(dev, cfg, m_tiles, narrow, false)?;
+            // Automatic: by the unpaired variant's wave and both occupancies
+            // (`plan::prefer_paired`).
+            let (.., unpaired, _) = Self::variant(dev, cfg, m_tiles, narrow, false)?;
+            let (.., paired, _) = Self::variant(dev, cfg, m_tiles, narrow, true)?;
             let blocks = q_lens.len() as u64 * cfg.kv_heads as u64;
             Ok(crate::plan::prefer_paired(
                 blocks,
                 dev.caps().sm_count,
-                ctas_per_sm,
+                (unpaired, paired),
             ))
         })?;
         let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =

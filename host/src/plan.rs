@@ -532,11 +532,15 @@ struct CombineShape {
 pub const PAIRED_MAX_WAVE_FILL: f64 = 0.8;
 
 /// Whether a batch of `blocks` output blocks (request x kv head x row block) runs the paired
-/// fp8 variant, on `sm_count` SMs that hold `unpaired_ctas_per_sm` CTAs of the unpaired one
-/// ([`PAIRED_MAX_WAVE_FILL`]).
-pub fn prefer_paired(blocks: u64, sm_count: u32, unpaired_ctas_per_sm: u32) -> bool {
-    let wave = sm_count as u64 * unpaired_ctas_per_sm as u64;
-    blocks as f64 <= PAIRED_MAX_WAVE_FILL * wave as f64
+/// fp8 variant, on `sm_count` SMs that hold `ctas_per_sm.0` CTAs of the unpaired variant and
+/// `ctas_per_sm.1` of the paired one: where the blocks fill at most [`PAIRED_MAX_WAVE_FILL`] of
+/// the unpaired wave, and only if the pairing keeps at least half the unpaired occupancy (its
+/// design point, 2 of 4 on the H200; a GPU with less shared memory per SM could hold one paired
+/// CTA against three unpaired ones, a trade nobody measured).
+pub fn prefer_paired(blocks: u64, sm_count: u32, ctas_per_sm: (u32, u32)) -> bool {
+    let (unpaired, paired) = ctas_per_sm;
+    let wave = sm_count as u64 * unpaired as u64;
+    2 * paired >= unpaired && blocks as f64 <= PAIRED_MAX_WAVE_FILL * wave as f64
 }
 
 /// When the last of `work`'s CTAs ends, in tile-times, if each costs its tiles plus
@@ -1338,11 +1342,14 @@ mod tests {
             ("b100 x 1000", 800, false),        // 1.15
             ("b128 x 2K", 1024, false),         // 1.05
         ] {
-            assert_eq!(prefer_paired(blocks, 132, 4), paired, "{name}");
+            assert_eq!(prefer_paired(blocks, 132, (4, 2)), paired, "{name}");
         }
         // Fewer SMs or CTAs per SM shrink the wave the blocks are counted against.
-        assert!(!prefer_paired(384, 66, 4));
-        assert!(prefer_paired(0, 132, 4));
+        assert!(!prefer_paired(384, 66, (4, 2)));
+        assert!(prefer_paired(0, 132, (4, 2)));
+        // Never where pairing costs more than half the occupancy (164 KiB SMs: 3 against 1).
+        assert!(!prefer_paired(8, 108, (3, 1)));
+        assert!(prefer_paired(8, 108, (2, 1)));
     }
 
     /// The split model's choices on shapes measured on the H200 in session 21 (docs/perf.md):

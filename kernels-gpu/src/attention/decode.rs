@@ -1246,7 +1246,6 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     // SAFETY: forwarded; all 128 consumer threads.
     let s_q = unsafe { stage_q::<O, D>(p, b) };
 
-    let mi = lane / 8;
     // Score transform and mask of this lane's rows 2t and 2t + 1.
     let rs = RowSetup::new(p, b);
     // SAFETY: after `stage_q`.
