@@ -96,7 +96,8 @@ enum Cmd {
         #[arg(long, default_value = "auto")]
         narrow: String,
         /// Paired fp8 tiles (`_m8p`, two CTAs per SM) where a narrow fp8 head-dim-128 kernel
-        /// runs: `auto` (the library's choice by the split model), `on` or `off`.
+        /// runs: `auto` (the library's choice: where the batch's blocks fill at most
+        /// 0.8 of the four-CTA wave), `on` or `off`.
         #[arg(long, default_value = "auto")]
         paired: String,
         /// Axis order inside a K/V page: `nhd` (`[pages, page_size, kv_heads, head_dim]`, the

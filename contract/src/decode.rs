@@ -338,8 +338,8 @@ pub const SIXTEEN_BIT_M16_MAX_REGISTERS: u32 = 168;
 /// needs 129-131 and gets two. Consumers of fp8 tiles are issue-bound, so the third CTA pays.
 /// The narrow fp8 d128 variants (102-106 registers uncapped, no spills at 96) fit four CTAs at
 /// 96 (4 x 160 x 96 = 61440) with their 48 KiB ring; their paired variants (`paired`, two
-/// CTAs per SM, 118-123 registers) at [`SIXTEEN_BIT_M16_MAX_REGISTERS`]. The 16-bit m16 variants at head dims
-/// 64 and 128 are capped at [`SIXTEEN_BIT_M16_MAX_REGISTERS`] to keep two CTAs per SM, and so
+/// CTAs per SM, 118-123 registers) at [`SIXTEEN_BIT_M16_MAX_REGISTERS`]. The 16-bit m16
+/// variants at head dims 64 and 128 are capped at [`SIXTEEN_BIT_M16_MAX_REGISTERS`] to keep two CTAs per SM, and so
 /// are the row-split variants (`row_groups > 1`, one m16 tile per warp) of every element size
 /// at those head dims. At head dim 256 (one CTA per SM: a 64 KiB 16-bit stage) nothing is
 /// capped: a row-split warp holds 16 rows x 256 f32 of O, 128 registers.

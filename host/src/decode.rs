@@ -157,8 +157,8 @@ pub struct DecodeConfig {
     /// over fp8 K/V at head dim 128 (`_m8p`, two CTAs per SM, against the four of `_m8`):
     /// `None` (default) = automatic, paired where the batch's blocks leave the four-CTA wave
     /// part-empty ([`crate::plan::prefer_paired`]); `Some(true)` wherever it exists;
-    /// `Some(false)` never.
-    /// Graph plans ([`DecodePlan::for_graphs`], sized once for a capacity) always run `_m8`.
+    /// `Some(false)` never. Graph plans ([`DecodePlan::for_graphs`], sized once for a
+    /// capacity) always run `_m8`.
     pub paired_tiles: Option<bool>,
 }
 

@@ -1261,16 +1261,15 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     let mut l_run = [0f32; 2];
     let key_base = 16 * warp;
 
-    // Tiles per step: 2 where the geometry pairs them (fp8 d128: two 16 KiB stages hold the
+    // Tiles per step: 2 in the paired variants (`PAIRED`, fp8 d128: two 16 KiB stages hold the
     // bytes of one 16-bit stage), so each warp runs two independent 16-key chains per step and
     // one softmax over 32 keys; the last step of an odd count takes one tile.
-    let pair = PAIRED;
     debug_assert!(b.geo.pairs_tiles() == PAIRED);
     // SAFETY: forwarded.
     unsafe { stamp_first_data(p, b, mbar) };
     let mut t = 0;
     while t < b.num_tiles {
-        let two = pair && t + 1 < b.num_tiles;
+        let two = PAIRED && t + 1 < b.num_tiles;
         // SAFETY: hand-over protocol (module doc).
         let (k0, v0) = unsafe { wait_tile::<STAGES>(b, mbar, t) };
         // SAFETY: as above; tile t + 1 exists when `two`.
@@ -1291,7 +1290,10 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
         for r in 0..2 {
             let k = unit_log2[r];
             // SAFETY: full warp.
-            let m_tile = unsafe { column_max(sc0[r].max(sc0[r + 2]).max(sc1[r]).max(sc1[r + 2])) } * k;
+            // (The unpaired variants skip the second tile's terms: `ex2` is an asm form, which
+            // no constant folds away.)
+            let m_pair = if PAIRED { sc0[r].max(sc0[r + 2]).max(sc1[r]).max(sc1[r + 2]) } else { sc0[r].max(sc0[r + 2]) };
+            let m_tile = unsafe { column_max(m_pair) } * k;
             // Lazy rescale, as in `consumer`.
             if m_tile > m_run[r] + RESCALE_THRESHOLD_LOG2 {
                 let alpha = ex2_approx_ftz_f32(m_run[r] - m_tile);
@@ -1305,9 +1307,13 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
             let rf = exp_ref(m_run[r]);
             p0[r] = ex2_approx_ftz_f32(fma_rn_f32(sc0[r], k, -rf));
             p0[r + 2] = ex2_approx_ftz_f32(fma_rn_f32(sc0[r + 2], k, -rf));
-            p1[r] = ex2_approx_ftz_f32(fma_rn_f32(sc1[r], k, -rf));
-            p1[r + 2] = ex2_approx_ftz_f32(fma_rn_f32(sc1[r + 2], k, -rf));
-            l_run[r] += (p0[r] + p0[r + 2]) + (p1[r] + p1[r + 2]);
+            if PAIRED {
+                p1[r] = ex2_approx_ftz_f32(fma_rn_f32(sc1[r], k, -rf));
+                p1[r + 2] = ex2_approx_ftz_f32(fma_rn_f32(sc1[r + 2], k, -rf));
+                l_run[r] += (p0[r] + p0[r + 2]) + (p1[r] + p1[r + 2]);
+            } else {
+                l_run[r] += p0[r] + p0[r + 2];
+            }
         }
         // SAFETY (both): full warp; inside the stages.
         unsafe { narrow_pv::<O, KS>(&mut acc, v0, &p0, key_base, lane) };
