@@ -229,15 +229,10 @@ impl DecodeConfig {
         let wanted = self.narrow_rows.unwrap_or(self.kv_fp8.is_some());
         wanted && m_tiles == 1 && max_rows <= M_TILE_ROWS / 2
     }
-    /// Whether a (non-graph) plan whose variant is `narrow` runs the paired one (see
-    /// [`DecodeConfig::paired_tiles`]); `auto` decides where the config leaves it open.
-    fn paired_for(&self, narrow: bool, auto: impl FnOnce() -> Result<bool>) -> Result<bool> {
-        let exists = narrow && paired_supported(self.head_dim, self.operand_types().1.bytes());
-        match self.paired_tiles {
-            _ if !exists => Ok(false),
-            Some(p) => Ok(p),
-            None => auto(),
-        }
+    /// Whether a plan whose variant is `narrow` has a paired one to choose (see
+    /// [`DecodeConfig::paired_tiles`]).
+    fn paired_exists(&self, narrow: bool) -> bool {
+        narrow && paired_supported(self.head_dim, self.operand_types().1.bytes())
     }
     /// Operand element types (Q, K/V, O) of the kernel this config runs.
     pub fn operand_types(&self) -> (Elem, Elem, Elem) {
@@ -806,20 +801,23 @@ impl DecodePlan {
         let kv_tiles = crate::plan::batch_kv_tiles(tables.kv_lens, cfg.kv_heads);
         let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
-        let paired = cfg.paired_for(narrow, || {
+        let variant = |paired| Self::variant(dev, cfg, m_tiles, narrow, paired);
+        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) = match cfg.paired_tiles {
+            _ if !cfg.paired_exists(narrow) => variant(false)?,
+            Some(paired) => variant(paired)?,
             // Automatic: by the unpaired variant's wave and both occupancies
             // (`plan::prefer_paired`).
-            let (.., unpaired, _) = Self::variant(dev, cfg, m_tiles, narrow, false)?;
-            let (.., paired, _) = Self::variant(dev, cfg, m_tiles, narrow, true)?;
-            let blocks = q_lens.len() as u64 * cfg.kv_heads as u64;
-            Ok(crate::plan::prefer_paired(
-                blocks,
-                dev.caps().sm_count,
-                (unpaired, paired),
-            ))
-        })?;
-        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =
-            Self::variant(dev, cfg, m_tiles, narrow, paired)?;
+            None => {
+                let (unpaired, paired) = (variant(false)?, variant(true)?);
+                let blocks = q_lens.len() as u64 * cfg.kv_heads as u64;
+                let sm_count = dev.caps().sm_count;
+                if crate::plan::prefer_paired(blocks, sm_count, (unpaired.2, paired.2)) {
+                    paired
+                } else {
+                    unpaired
+                }
+            }
+        };
         let capacity = Self::cluster_capacities(dev, cfg, decode_kernel, dims)?;
         let mut plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm, &capacity);
         let cluster = Self::cluster_merge(&mut plan, &capacity);
