@@ -218,11 +218,6 @@ impl DecodeGeometry {
                 && self.row_groups > 1
                 && self.chunks_per_row() == 8)
     }
-    /// Whether the consumers take the ring's tiles two at a time (See Note [paired fp8 tiles]
-    /// in docs/DESIGN.md).
-    pub const fn pairs_tiles(&self) -> bool {
-        self.paired
-    }
     /// 16-byte chunks in one K/V row.
     pub const fn chunks_per_row(&self) -> u32 {
         self.head_dim * self.kv_elem_bytes / CHUNK_BYTES
@@ -609,7 +604,7 @@ mod tests {
         // Paired narrow fp8 d128: six stages, two CTAs fit (shared memory, and each
         // sub-partition's registers at the cap: ten warps, three per sub-partition).
         let g = geometry_paired(128, 1);
-        assert!(g.pairs_tiles() && g.narrow && !geometry(128, 1, 1, true).pairs_tiles());
+        assert!(g.paired && g.narrow && !geometry(128, 1, 1, true).paired);
         assert_eq!(g.stages, 6);
         assert!(2 * (g.smem().total_bytes + 1024) <= 228 * 1024);
         let cap = max_registers(1, 128, 1, 1, true, true).unwrap();

@@ -1264,7 +1264,7 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     // Tiles per step: 2 in the paired variants (`PAIRED`, fp8 d128: two 16 KiB stages hold the
     // bytes of one 16-bit stage), so each warp runs two independent 16-key chains per step and
     // one softmax over 32 keys; the last step of an odd count takes one tile.
-    debug_assert!(b.geo.pairs_tiles() == PAIRED);
+    debug_assert!(b.geo.paired == PAIRED);
     // SAFETY: forwarded.
     unsafe { stamp_first_data(p, b, mbar) };
     let mut t = 0;
