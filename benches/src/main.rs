@@ -181,22 +181,10 @@ fn main() {
                     .map_err(|_| format!("--splits {n}: auto or a number")),
             };
             let m_tiles = auto_or_number("--m-tiles", &m_tiles, "auto, 1, 2 or 4");
-            let row_split = match row_split.as_str() {
-                "auto" => Ok(None),
-                v => on_off("--row-split", v, "auto, on or off").map(Some),
-            };
-            let wgmma = match wgmma.as_str() {
-                "auto" => Ok(None),
-                v => on_off("--wgmma", v, "auto, on or off").map(Some),
-            };
-            let tma = match tma.as_str() {
-                "auto" => Ok(None),
-                v => on_off("--tma", v, "auto, on or off").map(Some),
-            };
-            let prefetch = match prefetch.as_str() {
-                "auto" => Ok(None),
-                v => on_off("--prefetch", v, "auto, on or off").map(Some),
-            };
+            let row_split = auto_on_off("--row-split", &row_split);
+            let wgmma = auto_on_off("--wgmma", &wgmma);
+            let tma = auto_on_off("--tma", &tma);
+            let prefetch = auto_on_off("--prefetch", &prefetch);
             let tail = match tail.as_deref().map(parse_tail) {
                 None => Ok(None),
                 Some(t) => t.map(Some),
@@ -210,14 +198,8 @@ fn main() {
             let cluster_merge = on_off("--cluster", &cluster, "on or off");
             let combine_parts =
                 auto_or_number("--combine-parts", &combine_parts, "auto or a number");
-            let narrow_rows = match narrow.as_str() {
-                "auto" => Ok(None),
-                v => on_off("--narrow", v, "auto, on or off").map(Some),
-            };
-            let paired_tiles = match paired.as_str() {
-                "auto" => Ok(None),
-                v => on_off("--paired", v, "auto, on or off").map(Some),
-            };
+            let narrow_rows = auto_on_off("--narrow", &narrow);
+            let paired_tiles = auto_on_off("--paired", &paired);
             let paged_probe = match paged_probe.as_deref() {
                 None => Ok(None),
                 Some("kv-head") => Ok(Some(ferroflash::bench::ProbeCut::KvHead)),
@@ -274,6 +256,14 @@ fn on_off(flag: &str, value: &str, takes: &str) -> Result<bool, String> {
         "on" => Ok(true),
         "off" => Ok(false),
         v => Err(format!("{flag} {v}: {takes}")),
+    }
+}
+
+/// `auto` as `None`, `on` / `off` as `Some`; otherwise an error naming the flag.
+fn auto_on_off(flag: &str, value: &str) -> Result<Option<bool>, String> {
+    match value {
+        "auto" => Ok(None),
+        v => on_off(flag, v, "auto, on or off").map(Some),
     }
 }
 
