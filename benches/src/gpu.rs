@@ -221,6 +221,8 @@ pub struct Knobs {
     pub narrow_rows: Option<bool>,
     /// `--paired auto|on|off`.
     pub paired_tiles: Option<bool>,
+    /// `--early-kv on|off`.
+    pub early_kv: bool,
     /// `--kv-layout nhd|hnd`.
     pub kv_layout: KvLayout,
     /// `--paged-probe [kv-head|token]`: time the paged read probe instead of decode.
@@ -246,6 +248,7 @@ impl Default for Knobs {
             combine_parts: c.combine_parts,
             narrow_rows: c.narrow_rows,
             paired_tiles: c.paired_tiles,
+            early_kv: c.early_kv,
             kv_layout: c.kv_layout,
             paged_probe: None,
         }
@@ -304,6 +307,7 @@ impl Case {
         cfg.combine_parts = knobs.combine_parts;
         cfg.narrow_rows = knobs.narrow_rows;
         cfg.paired_tiles = knobs.paired_tiles;
+        cfg.early_kv = knobs.early_kv;
         cfg.kv_layout = knobs.kv_layout;
         let s = dev.stream();
         let pool_elems = cfg.pool_elems();

@@ -100,6 +100,11 @@ enum Cmd {
         /// 0.8 of the four-CTA wave), `on` or `off`.
         #[arg(long, default_value = "auto")]
         paired: String,
+        /// Early K/V tiles (`DecodeConfig::early_kv`): `on` (the library's default) copies the
+        /// K/V tiles before each request's new tokens before the dependency on the previous
+        /// call, `off` reads no K/V before it.
+        #[arg(long, default_value = "on")]
+        early_kv: String,
         /// Axis order inside a K/V page: `nhd` (`[pages, page_size, kv_heads, head_dim]`, the
         /// peers' layout, default) or `hnd` (`[pages, kv_heads, page_size, head_dim]`).
         #[arg(long, default_value = "nhd")]
@@ -169,6 +174,7 @@ fn main() {
             combine_parts,
             narrow,
             paired,
+            early_kv,
             kv_layout,
             timeline,
             paged_probe,
@@ -200,6 +206,7 @@ fn main() {
                 auto_or_number("--combine-parts", &combine_parts, "auto or a number");
             let narrow_rows = auto_on_off("--narrow", &narrow);
             let paired_tiles = auto_on_off("--paired", &paired);
+            let early_kv = on_off("--early-kv", &early_kv, "on or off");
             let paged_probe = match paged_probe.as_deref() {
                 None => Ok(None),
                 Some("kv-head") => Ok(Some(ferroflash::bench::ProbeCut::KvHead)),
@@ -226,6 +233,7 @@ fn main() {
                     combine_parts: combine_parts?,
                     narrow_rows: narrow_rows?,
                     paired_tiles: paired_tiles?,
+                    early_kv: early_kv?,
                     kv_layout: kv_layout?,
                     paged_probe: paged_probe?,
                 };

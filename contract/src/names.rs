@@ -18,6 +18,12 @@ pub mod selftest {
     pub const TCGEN05_MMA: &str = "ff_test_tcgen05_mma";
 }
 
+/// Test helpers that are not primitive self-tests.
+pub mod testing {
+    /// The early-K/V test's late writer (See Note [early K/V tiles] in docs/DESIGN.md).
+    pub const LATE_WRITE: &str = "ff_late_write";
+}
+
 /// Benchmark helpers.
 pub mod bench {
     /// Streaming-read bandwidth probe.
@@ -57,6 +63,7 @@ pub const ALL_ENTRIES: &[(&str, ArchSet)] = &[
     (selftest::TCGEN05_MMA, ArchSet::Sm100aOnly),
     (decode::COMBINE_BF16, ArchSet::All),
     (decode::COMBINE_F16, ArchSet::All),
+    (testing::LATE_WRITE, ArchSet::Sm90aOnly),
     (bench::READ, ArchSet::All),
     (bench::READ_PAGED, ArchSet::All),
 ];

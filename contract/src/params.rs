@@ -87,6 +87,21 @@ impl DecodeWork {
     pub const fn tiles(&self) -> u32 {
         (self.kv_end - self.kv_start).div_ceil(crate::decode::KV_TILE_TOKENS)
     }
+    /// The leading tiles of the range whose keys all precede the request's new tokens
+    /// (positions `kv_len - q_len ..`), i.e. rows an engine wrote in earlier steps: the load
+    /// warps may copy them before `griddepcontrol.wait` when [`DecodeParams::early_kv`] is set.
+    /// Tile `t` qualifies when its last key, `min(kv_start + 64 (t + 1), kv_end) - 1`, is
+    /// below `kv_len - q_len`.
+    pub const fn tiles_before_new_keys(&self) -> u32 {
+        let old_keys = self.kv_len.saturating_sub(self.q_len);
+        if self.kv_end <= old_keys {
+            self.tiles()
+        } else if old_keys <= self.kv_start {
+            0
+        } else {
+            (old_keys - self.kv_start) / crate::decode::KV_TILE_TOKENS
+        }
+    }
     /// The item as words, in field order.
     pub const fn words(&self) -> [u32; Self::WORDS] {
         [
@@ -281,11 +296,17 @@ pub struct DecodeParams {
     /// `blockIdx.x + next_wave_ctas`, which a CTA of a later wave starts on about when this one
     /// ends (See Note [next-wave prefetch] in docs/DESIGN.md).
     pub next_wave_ctas: u32,
+    /// 1: the K/V rows before each request's new tokens were written before the kernel this
+    /// call follows on the stream started, so the load warps copy the tiles made of them
+    /// ([`DecodeWork::tiles_before_new_keys`]) before `griddepcontrol.wait`, while that kernel
+    /// ends; 0: no K/V row is read before the wait (See Note [early K/V tiles] in
+    /// docs/DESIGN.md).
+    pub early_kv: u32,
     /// Puts `k_map` on a 64-byte offset (asserted below): rustc passes kernel parameters with
     /// at most 16-byte alignment, so the PTX build raises the decode entries' parameter to
     /// `.align 64` (`ferroflash_ptxbuild::apply_param_alignment`) and the maps must sit on
     /// 64-byte offsets inside it.
-    pub _tma_pad: [u32; 2],
+    pub _tma_pad: u32,
     /// Tensor map of the K pool (when `tma_box_tokens > 0`): dims (head dim, kv head, token in
     /// page, page), box (128 bytes, 1, `tma_box_tokens`, 1), 128-byte swizzle. Read by the TMA
     /// unit from this parameter block (`.param` space).
@@ -336,6 +357,40 @@ pub fn split_packed_row(n: u32, group: u32, magic: u32) -> (u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `tiles_before_new_keys` against a key-by-key count: a tile is early only when every
+    /// real key of it is older than the request's new tokens.
+    #[test]
+    fn tiles_before_new_keys_counts_only_old_tiles() {
+        let t = crate::decode::KV_TILE_TOKENS;
+        for kv_len in [0, 1, 63, 64, 65, 128, 200, 1000] {
+            for q_len in [1, 4, 16] {
+                for (kv_start, kv_end) in [
+                    (0, kv_len),
+                    (0, kv_len / 2),
+                    (kv_len / 3, kv_len),
+                    (64, kv_len),
+                ] {
+                    if kv_start >= kv_end {
+                        continue;
+                    }
+                    let w = DecodeWork {
+                        kv_start,
+                        kv_end,
+                        kv_len,
+                        q_len,
+                        ..Default::default()
+                    };
+                    let old = kv_len.saturating_sub(q_len);
+                    let mut expect = 0;
+                    while expect < w.tiles() && (kv_start + (expect + 1) * t).min(kv_end) <= old {
+                        expect += 1;
+                    }
+                    assert_eq!(w.tiles_before_new_keys(), expect, "{w:?}");
+                }
+            }
+        }
+    }
 
     /// Every group below `MAX_GROUP`, every packed row a CTA can hold (`< 16 group + 64`)
     /// around each multiple of the group (where a multiply-high division would first go

@@ -160,6 +160,16 @@ pub struct DecodeConfig {
     /// `Some(false)` never. Graph plans ([`DecodePlan::for_graphs`], sized once for a
     /// capacity) always run `_m8`.
     pub paired_tiles: Option<bool>,
+    /// Early K/V tiles (See Note [early K/V tiles] in docs/DESIGN.md), sm_90+. `true`
+    /// (default): the caller promises that the K/V rows before each request's new tokens
+    /// (positions below `kv_len - new tokens`) are not written by the kernel this call follows
+    /// on the stream, as in engines whose append kernel writes only the new tokens' rows right
+    /// before attention; the load warps then copy the tiles made of those rows into the ring
+    /// before `griddepcontrol.wait`, while that kernel ends (and the combine lets the next
+    /// call start before its own wait). The new tokens' rows, Q, the tables' use and every
+    /// write still wait for it. `false`: no K/V row is read before the previous kernel
+    /// completes (for a previous kernel that writes older rows, e.g. a page copy).
+    pub early_kv: bool,
 }
 
 impl DecodeConfig {
@@ -199,6 +209,7 @@ impl DecodeConfig {
             combine_parts: None,
             narrow_rows: None,
             paired_tiles: None,
+            early_kv: true,
         }
     }
     /// 16-row tiles per CTA when the largest (request, kv head) has `max_rows` packed rows and
@@ -1386,7 +1397,9 @@ impl DecodePlan {
     /// # Safety
     /// Every non-zero address in `raw` must point to live device memory of `dev`'s context with
     /// the shape the plan's config gives (see the module doc), and `stream` must be a stream
-    /// of that context. Alignment is checked here; sizes and liveness cannot be.
+    /// of that context. Alignment is checked here; sizes and liveness cannot be. With the
+    /// config's `early_kv` (the default), the kernel before the call on `stream` must not
+    /// write K/V rows older than each request's new tokens (See [`DecodeConfig::early_kv`]).
     pub unsafe fn run_raw(
         &self,
         dev: &Device,
@@ -1500,7 +1513,8 @@ impl DecodePlan {
             } else {
                 self.wave_ctas
             },
-            _tma_pad: [0; 2],
+            early_kv: c.early_kv as u32,
+            _tma_pad: 0,
             k_map: self.kv_map(raw.k_pool)?,
             v_map: self.kv_map(raw.v_pool)?,
         })

@@ -180,14 +180,16 @@ impl Device {
 
     /// Load (and have the driver JIT-compile) the kernels `ferroflash` may launch here now,
     /// rather than on their first use: every decode, combine and probe entry this device's
-    /// module carries (not the self-tests). Kernels load on first use otherwise, about 0.1-1 s
+    /// module carries (not the self-tests and test helpers). Kernels load on first use otherwise, about 0.1-1 s
     /// each without the driver's JIT cache (docs/DESIGN.md, Note [one module per entry]); a
     /// server that must not pause mid-request, or that captures CUDA graphs in the global
     /// capture mode (which forbids module loads), calls this once at start-up. Plans load their
     /// own kernels when built.
     pub fn preload(&self) -> Result<()> {
         for (name, set) in ferroflash_contract::names::all_entries() {
-            if self.arch.carries(set) && !name.starts_with("ff_test_") {
+            let test_only = name.starts_with("ff_test_")
+                || name == ferroflash_contract::names::testing::LATE_WRITE;
+            if self.arch.carries(set) && !test_only {
                 self.function(name)?;
             }
         }

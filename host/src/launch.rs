@@ -293,8 +293,9 @@ pub(crate) fn decode(
     if dims.grid.0 > 0 {
         // SAFETY: see the function doc: `p` was built from validated inputs. The decode CTAs
         // read their work item and page ids (plan buffers, uploaded before the previous kernel)
-        // early and wait with griddepcontrol.wait before touching Q, K/V, outputs or the
-        // workspace (See Note [PDL chain] in docs/DESIGN.md).
+        // early and wait with griddepcontrol.wait before touching Q, K/V (with `early_kv`, the
+        // rows before the new tokens go first), outputs or the workspace (See Note [PDL chain]
+        // and Note [early K/V tiles] in docs/DESIGN.md).
         unsafe { launch_chained(dev, &f, dims, cluster, stream, p)? };
     }
     if let Some((combine_kernel, cd)) = combine {

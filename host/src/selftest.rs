@@ -83,6 +83,43 @@ pub fn run(dev: &Device, name: &str, input: &[u32]) -> Result<Vec<u32>> {
     crate::launch::run_selftest(dev, spec, input)
 }
 
+/// Launch the early-K/V test's late writer (`ff_late_write`, sm_90a module only; See Note
+/// [early K/V tiles] in docs/DESIGN.md) on `dev`'s stream, without waiting for it: it lets the
+/// next programmatic-dependent launch on the stream (a decode call) start at once, waits
+/// `delay_ns`, then copies 16-byte chunk `i` from address `pairs[2 i + 1]` to address
+/// `pairs[2 i]`, for every `i < pairs.len() / 2`.
+///
+/// # Safety
+/// Every address in `pairs` is a 16-byte aligned address in a device allocation that stays
+/// live until the kernel has run; no destination chunk is read by any other kernel in flight
+/// except as the test intends.
+pub unsafe fn launch_late_write(
+    dev: &Device,
+    pairs: &cudarc::driver::CudaSlice<u64>,
+    delay_ns: u32,
+) -> Result<()> {
+    use cudarc::driver::DevicePtr;
+    let name = ferroflash_contract::names::testing::LATE_WRITE;
+    let func = dev.function(name)?;
+    let stream = dev.stream();
+    let chunks = (pairs.len() / 2) as u32;
+    let (addr, _sync) = pairs.device_ptr(stream);
+    let params = ferroflash_contract::params::SelfTestParams {
+        input: addr,
+        output: 0,
+        n: chunks,
+        mode: delay_ns,
+    };
+    let dims = LaunchDims {
+        grid: (chunks.div_ceil(256).clamp(1, 64), 1, 1),
+        block_threads: 256,
+        smem_bytes: 0,
+    };
+    // SAFETY: the caller vouches for every address in `pairs`; `pairs` itself is live for the
+    // launch (cudarc orders its release after the stream's work).
+    unsafe { crate::launch::launch_raw(dev, &func, dims, stream.cu_stream(), &params) }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -67,7 +67,29 @@ pub struct DecodeCase {
     pub kv_layout: KvLayout,
     /// `DecodeConfig::next_wave_prefetch` (default `None`: automatic, on).
     pub prefetch: Option<bool>,
+    /// `DecodeConfig::early_kv` (default `false`).
+    pub early_kv: bool,
+    /// K/V rows that hold NaN codes until a late writer (`ff_late_write`, launched right before
+    /// each decode call, [`LATE_WRITE_DELAY_NS`] late) copies their real values in (default
+    /// `None`: every row real from the start).
+    pub late_rows: Option<LateRows>,
 }
+
+/// Which K/V rows the late writer of a [`DecodeCase`] writes (See Note [early K/V tiles] in
+/// docs/DESIGN.md).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LateRows {
+    /// Every request's new tokens' rows (what an engine's append kernel writes): a decode call
+    /// must read them after its dependency, with or without `early_kv`.
+    New,
+    /// The first up to 64 rows before each request's new tokens: an `early_kv` call may read
+    /// them before the writer (a contract violation the control case makes on purpose).
+    Old,
+}
+
+/// How long the late writer waits before it writes: long enough for a decode grid's CTAs to
+/// become resident and issue their first tiles.
+pub const LATE_WRITE_DELAY_NS: u32 = 30_000;
 
 /// Where a non-finite value is planted: Q of request 0's first token, head 0, dim 3; or the K
 /// or V row of request 0's key 0 (visible to every query of request 0), kv head 0, dim 3.
@@ -151,6 +173,92 @@ fn upload(dev: &Device, s: &Storage) -> Result<Buf, String> {
         Storage::U16(v) => Buf::B16(st.clone_htod(v).map_err(e)?),
         Storage::U8(v) => Buf::B8(st.clone_htod(v).map_err(e)?),
     })
+}
+
+impl Buf {
+    fn addr(&self, dev: &Device) -> u64 {
+        use cudarc::driver::DevicePtr;
+        match self {
+            Buf::B16(b) => b.device_ptr(dev.stream()).0,
+            Buf::B8(b) => b.device_ptr(dev.stream()).0,
+        }
+    }
+}
+
+/// A case's late rows ([`LateRows`]): the pools with NaN codes in them, and where their
+/// 16-byte chunks are (byte offsets, the same in both pools).
+struct LatePools {
+    k_stale: Storage,
+    v_stale: Storage,
+    chunk_offsets: Vec<u64>,
+}
+
+impl LatePools {
+    fn new(_dev: &Device, p: &Problem, x: &Inputs, which: LateRows) -> Result<Self, String> {
+        let (mut k_stale, mut v_stale) = (x.k_bits.clone(), x.v_bits.clone());
+        let elem_bytes = k_stale.elem_bytes();
+        let row_bytes = p.head_dim * elem_bytes;
+        let mut chunk_offsets = Vec::new();
+        for (r, (&kv_len, &q_len)) in p.kv_lens.iter().zip(&p.q_lens).enumerate() {
+            let old = kv_len.saturating_sub(q_len);
+            let tokens = match which {
+                LateRows::New => old..kv_len,
+                LateRows::Old => 0..old.min(64),
+            };
+            for t in tokens {
+                for kvh in 0..p.kv_heads {
+                    let row = x.kv_row_offset(p, r, t, kvh);
+                    for s in [&mut k_stale, &mut v_stale] {
+                        match s {
+                            // NaN in bf16 and in f16.
+                            Storage::U16(v) => v[row..row + p.head_dim].fill(0x7fc0),
+                            // NaN in e4m3 and in e5m2.
+                            Storage::U8(v) => v[row..row + p.head_dim].fill(0x7f),
+                        }
+                    }
+                    let base = (row * elem_bytes) as u64;
+                    chunk_offsets.extend((0..row_bytes as u64 / 16).map(|c| base + 16 * c));
+                }
+            }
+        }
+        Ok(LatePools {
+            k_stale,
+            v_stale,
+            chunk_offsets,
+        })
+    }
+
+    /// Upload the stale pools and launch the late writer from `real` into them (it waits
+    /// [`LATE_WRITE_DELAY_NS`], then writes, while the next decode launch may run).
+    /// Returns the stale pools and the writer's chunk list, which must live until the decode
+    /// call is enqueued (freeing it is a stream operation).
+    fn stage(
+        &self,
+        dev: &Device,
+        real: (&Buf, &Buf),
+    ) -> Result<(Buf, Buf, Option<CudaSlice<u64>>), String> {
+        let (k, v) = (upload(dev, &self.k_stale)?, upload(dev, &self.v_stale)?);
+        let mut pairs = Vec::with_capacity(4 * self.chunk_offsets.len());
+        for (dst, src) in [(&k, real.0), (&v, real.1)] {
+            let (d, s) = (dst.addr(dev), src.addr(dev));
+            for &off in &self.chunk_offsets {
+                pairs.extend([d + off, s + off]);
+            }
+        }
+        if pairs.is_empty() {
+            return Ok((k, v, None));
+        }
+        let g_pairs = dev
+            .stream()
+            .clone_htod(&pairs)
+            .map_err(|e| format!("upload: {e:?}"))?;
+        // SAFETY: every pair is a chunk of the same row in two live pools of the same size
+        // (offsets from the case's own page table), 16-byte aligned (rows are a multiple of 16
+        // bytes); the pools and the list outlive the call (synchronised below, in the caller).
+        unsafe { ferroflash::selftest::launch_late_write(dev, &g_pairs, LATE_WRITE_DELAY_NS) }
+            .map_err(|e| format!("late writer: {e}"))?;
+        Ok((k, v, Some(g_pairs)))
+    }
 }
 
 /// The output dtype of a case: Q's when 16-bit, bf16 for all-fp8.
@@ -285,6 +393,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.tma = c.tma;
     cfg.kv_layout = c.kv_layout;
     cfg.next_wave_prefetch = c.prefetch;
+    cfg.early_kv = c.early_kv;
     cfg.sm_scale = Some(problem.sm_scale);
     let q_indptr = problem.q_indptr();
     let plan = DecodePlan::new(
@@ -327,6 +436,12 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     } else {
         None
     };
+    // Late rows: pools with NaN codes in those rows (uploaded again for every call), and the
+    // late writer's chunk list from the real pools into them.
+    let late = match c.late_rows {
+        Some(which) => Some(LatePools::new(dev, &problem, &x, which)?),
+        None => None,
+    };
     let mut outs = Vec::new();
     let decoys = g_q0.is_some() as usize;
     for it in 0..(if full { 2 } else { 1 }) + decoys {
@@ -338,6 +453,16 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
         // NaN-poisoned outputs (0x7fc0 is NaN in bf16 and f16): an element the kernel forgets to write fails the NaN parity check.
         let mut g_o = up16(&vec![0x7fc0u16; n_o])?;
         let mut g_lse = upf(&vec![f32::NAN; n_lse])?;
+        // The late writer goes last, right before the decode launch: any stream operation
+        // between them (a copy, a free, an event) would end the overlap the case is about.
+        let stale = match &late {
+            Some(l) => Some(l.stage(dev, (&g_k, &g_v))?),
+            None => None,
+        };
+        let (g_k, g_v) = match &stale {
+            Some((k, v, _pairs)) => (k, v),
+            None => (&g_k, &g_v),
+        };
         macro_rules! run_with {
             ($q:expr, $k:expr, $v:expr) => {
                 plan.run(
@@ -356,7 +481,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
                 )
             };
         }
-        match (g_q, &g_k, &g_v) {
+        match (g_q, g_k, g_v) {
             (Buf::B16(q), Buf::B16(k), Buf::B16(v)) => run_with!(q, k, v),
             (Buf::B16(q), Buf::B8(k), Buf::B8(v)) => run_with!(q, k, v),
             (Buf::B8(q), Buf::B8(k), Buf::B8(v)) => run_with!(q, k, v),
@@ -525,6 +650,8 @@ pub fn sweep() -> Vec<DecodeCase> {
                     tma: None,
                     kv_layout: cycled_kv_layout(i),
                     prefetch: None,
+                    early_kv: false,
+                    late_rows: None,
                 });
                 i += 1;
             }
@@ -592,6 +719,8 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     tma: None,
                     kv_layout: cycled_kv_layout(i),
                     prefetch: None,
+                    early_kv: false,
+                    late_rows: None,
                 });
                 i += 1;
             }
@@ -662,6 +791,10 @@ pub fn cases() -> Vec<Case> {
         Case {
             name: "decode/paired_fp8_tiles_against_reference",
             run: paired_tiles,
+        },
+        Case {
+            name: "decode/early_kv_tiles_wait_for_new_rows",
+            run: early_kv_tiles,
         },
         Case {
             name: "decode/last_wave_split_against_reference",
@@ -742,6 +875,8 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         tma: None,
         kv_layout: KvLayout::Nhd,
         prefetch: None,
+        early_kv: false,
+        late_rows: None,
     }
 }
 
@@ -958,6 +1093,153 @@ fn paired_tiles(d: &Device) -> CaseResult {
             if let Err(e) = run_case_expecting(d, &c, what, |r| r.contains(tag)) {
                 failures.push(format!("case {i}, paired {paired}: {e}"));
             }
+        }
+    }
+    all_passed(failures)
+}
+
+/// Early K/V tiles (`early_kv`, See Note [early K/V tiles] in docs/DESIGN.md). A late writer
+/// launched right before each decode call (it lets the call start at once, waits 30 us, then
+/// writes) fills the new tokens' K/V rows, which hold NaN codes until then, as an engine's
+/// append kernel would: with `early_kv` every consumer kind (16-row cluster and combine splits,
+/// narrow and paired fp8, row-split, wgmma with TMA tiles at head dims 128 and 256), page sizes
+/// 1-64, 1-16 new tokens (every key new in one request), an empty request and lengths around a
+/// tile must still match the reference, so no new row is read before the dependency. Without
+/// `early_kv` even rows before the new tokens written late must be seen (the default reads no
+/// K/V before the wait). The control (`early_kv` with rows before the new tokens written late,
+/// the contract broken on purpose) only reports whether the early copies beat the writer.
+fn early_kv_tiles(d: &Device) -> CaseResult {
+    if d.arch() != ferroflash::ModuleArch::Sm90a {
+        return Ok(Outcome::Skip(
+            "early K/V tiles need griddepcontrol and the late writer (sm_90a module)".into(),
+        ));
+    }
+    // cudarc's event tracking puts event records and waits on the stream around every buffer
+    // use, between the late writer and the decode launch; one stream here, so it is not needed.
+    // SAFETY: every buffer of these cases lives on the device's one stream.
+    unsafe { d.context().disable_event_tracking() };
+    let r = early_kv_cases(d);
+    // SAFETY: as above; back to the suite's default.
+    unsafe { d.context().enable_event_tracking() };
+    r
+}
+
+fn early_kv_cases(d: &Device) -> CaseResult {
+    use DType::{Bf16, E4m3, E5m2, F16};
+    // (head dim, page, group, new tokens, (Q, K/V), kv lengths, splits, cluster merge)
+    let cases = [
+        (
+            128,
+            16,
+            4,
+            1,
+            (Bf16, Bf16),
+            vec![3000, 97, 4101],
+            Splits::Auto,
+            true,
+        ),
+        (
+            128,
+            1,
+            8,
+            4,
+            (F16, F16),
+            vec![1000, 65, 0],
+            Splits::Fixed(3),
+            false,
+        ),
+        (
+            64,
+            3,
+            1,
+            16,
+            (Bf16, Bf16),
+            vec![16, 17, 700],
+            Splits::Auto,
+            true,
+        ),
+        (
+            128,
+            16,
+            4,
+            1,
+            (Bf16, E4m3),
+            vec![2000, 321],
+            Splits::Auto,
+            true,
+        ),
+        (
+            128,
+            64,
+            8,
+            2,
+            (E5m2, E5m2),
+            vec![1500, 128],
+            Splits::Fixed(2),
+            false,
+        ),
+        (
+            256,
+            64,
+            8,
+            8,
+            (Bf16, Bf16),
+            vec![1200, 300],
+            Splits::Auto,
+            true,
+        ),
+        (
+            128,
+            64,
+            16,
+            4,
+            (Bf16, Bf16),
+            vec![2500, 64],
+            Splits::Fixed(4),
+            true,
+        ),
+        (
+            128,
+            24,
+            4,
+            1,
+            (F16, E4m3),
+            vec![64, 63, 5000],
+            Splits::Auto,
+            true,
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (i, (head_dim, page, group, q_len, (q, kv), lens, splits, cluster)) in
+        cases.into_iter().enumerate()
+    {
+        let mut c = base(head_dim, page, group, q_len, lens);
+        (c.dtype, c.kv_dtype) = (q, kv);
+        c.kv_heads = 2;
+        c.splits = splits;
+        c.cluster_merge = cluster;
+        c.seed = 3600 + i as u64;
+        c.scales = kv.is_fp8().then_some(ScaleLayout::PerKvHead);
+        c.late_rows = Some(LateRows::New);
+        for early in [true, false] {
+            c.early_kv = early;
+            if let Err(e) = run_case(d, &c) {
+                failures.push(format!("case {i}, early_kv {early}, new rows late: {e}"));
+            }
+        }
+        if i < 2 {
+            c.late_rows = Some(LateRows::Old);
+            c.early_kv = false;
+            if let Err(e) = run_case(d, &c) {
+                failures.push(format!("case {i}, early_kv off, old rows late: {e}"));
+            }
+            c.early_kv = true;
+            let seen = run_case(d, &c).is_err();
+            println!(
+                "  control, case {i}: early copies {} the late writer (rows before the new \
+                 tokens written late, early_kv on)",
+                if seen { "beat" } else { "did not beat" }
+            );
         }
     }
     all_passed(failures)
@@ -1387,6 +1669,7 @@ fn soak_launch(
     (cfg.softcap, cfg.window_left, cfg.splits) = (c.softcap, c.window_left, c.splits);
     cfg.scales = c.scales.unwrap_or_default();
     cfg.kv_layout = c.kv_layout;
+    cfg.early_kv = c.early_kv;
     let q_indptr: Vec<u32> = (0..=c.kv_lens.len() as u32).map(|r| r * c.q_len).collect();
     let mut page_indptr = vec![0u32];
     let mut page_indices = Vec::new();
@@ -1528,6 +1811,8 @@ fn soak(d: &Device) -> CaseResult {
             tma: None,
             kv_layout: [KvLayout::Nhd, KvLayout::Hnd][pick(&mut rng, 2)],
             prefetch: None,
+            early_kv: pick(&mut rng, 2) == 1,
+            late_rows: None,
         };
         let r = if i % 100 == 99 {
             let mut small = c.clone();

@@ -46,12 +46,20 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
         (MergeWork::default(), 0, 0)
     };
     // Launched as a programmatic dependent of the decode grid on sm_90+: wait for its partials.
+    // The next decode call may start its prologue (work item, page ids; with `early_kv` also
+    // the K/V tiles before its new tokens) once every combine CTA is here: with `early_kv` at
+    // once, so its CTAs take the SMs the decode grid's tail frees, otherwise after the wait. It
+    // waits for this grid before it reads Q or writes anything (See Note [PDL chain] and Note
+    // [early K/V tiles] in DESIGN.md).
     #[cfg(target_feature = "sm_90")]
     {
+        if p.early_kv != 0 {
+            griddepcontrol_launch_dependents();
+        }
         griddepcontrol_wait();
-        // The next decode call may start its prologue (work item, page ids) now; it waits for
-        // this grid before it reads Q/K/V or writes anything (See Note [PDL chain] in DESIGN.md).
-        griddepcontrol_launch_dependents();
+        if p.early_kv == 0 {
+            griddepcontrol_launch_dependents();
+        }
     }
     if thread_idx_x() == 0 {
         // SAFETY: the host sized the timeline for the grid (or passed none).

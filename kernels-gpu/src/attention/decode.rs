@@ -285,9 +285,14 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
         None
     };
     // Launched as a programmatic dependent of the previous kernel on sm_90+: the work item and
-    // page ids are the plan's own (uploaded before that kernel ran); K/V may be written by it.
-    #[cfg(target_feature = "sm_90")]
-    griddepcontrol_wait();
+    // page ids are the plan's own (uploaded before that kernel ran); K/V may be written by it,
+    // except, with `early_kv`, the rows before the request's new tokens: the tiles made of them
+    // go before the wait (at most the ring's stages: the next waits for the consumers, who
+    // wait for the dependency). See Note [early K/V tiles] in docs/DESIGN.md.
+    let wait_at = if p.early_kv != 0 { b.work.tiles_before_new_keys() } else { 0 };
+    // (No programmatic dependency before sm_90.)
+    #[cfg(not(target_feature = "sm_90"))]
+    let _ = wait_at;
     // TMA tiles: every row real, the split starting on a box boundary (so does every tile).
     let box_tokens = if tma_path { p.tma_box_tokens } else { 0 };
     let tma_tiles = if box_tokens != 0 && b.work.kv_start % box_tokens == 0 { (b.work.kv_end - b.work.kv_start) / KV_TILE_TOKENS } else { 0 };
@@ -302,6 +307,10 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     let mut tile_slot = if tma_tiles > 0 { b.work.kv_start % p.page_size } else { 0 };
     let mut t = 0;
     while t < b.num_tiles {
+        #[cfg(target_feature = "sm_90")]
+        if t == wait_at {
+            griddepcontrol_wait();
+        }
         let s = t % STAGES as u32;
         if t >= STAGES as u32 {
             // SAFETY: hand-over protocol of the module doc: wait until the consumers released

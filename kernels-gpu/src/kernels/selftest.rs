@@ -399,3 +399,27 @@ pub unsafe extern "ptx-kernel" fn ff_test_tcgen05_mma(p: SelfTestParams) {
 }
 
 const _: () = assert!(PRIMITIVE_TEST_SMEM_BYTES >= 128 * 32 + 64 * 32 + 16);
+
+/// The early-K/V test's late writer (`names::testing::LATE_WRITE`; See Note [early K/V tiles]
+/// in docs/DESIGN.md), any grid: lets its programmatic dependent (the decode call under test)
+/// start at once, waits `mode` ns, then copies 16-byte chunk `i < n`: global address
+/// `input[2 i + 1]` (u64) to global address `input[2 i]`, the way an engine's K/V append
+/// kernel writes the new tokens' rows while attention's prologue runs.
+#[cfg(target_feature = "sm_90a")]
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn ff_late_write(p: SelfTestParams) {
+    griddepcontrol_launch_dependents();
+    let t0 = global_timer_ns();
+    while global_timer_ns() < t0 + p.mode as u64 {}
+    let pairs: Gmem<u64> = Gmem::from_addr(p.input);
+    let mut i = block_idx_x() * block_dim_x() + thread_idx_x();
+    while i < p.n {
+        // SAFETY: the host passes `n` pairs of live, 16-byte aligned global addresses.
+        unsafe {
+            let dst: Gmem<[u32; 4]> = Gmem::from_addr(*pairs.add(2 * i as u64).ptr());
+            let src: Gmem<[u32; 4]> = Gmem::from_addr(*pairs.add(2 * i as u64 + 1).ptr());
+            st_global_v4_u32(dst, ld_global_v4_u32(src));
+        }
+        i += grid_dim_x() * block_dim_x();
+    }
+}
