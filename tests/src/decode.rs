@@ -67,7 +67,8 @@ pub struct DecodeCase {
     pub kv_layout: KvLayout,
     /// `DecodeConfig::next_wave_prefetch` (default `None`: automatic, on).
     pub prefetch: Option<bool>,
-    /// `DecodeConfig::early_kv` (default `false`).
+    /// `DecodeConfig::early_kv` (default `true`, the library's; the sweeps leave every fourth
+    /// case off).
     pub early_kv: bool,
     /// K/V rows that hold NaN codes until a late writer (`ff_late_write`, launched right before
     /// each decode call, [`LATE_WRITE_DELAY_NS`] late) copies their real values in (default
@@ -194,7 +195,7 @@ struct LatePools {
 }
 
 impl LatePools {
-    fn new(_dev: &Device, p: &Problem, x: &Inputs, which: LateRows) -> Result<Self, String> {
+    fn new(p: &Problem, x: &Inputs, which: LateRows) -> Result<Self, String> {
         let (mut k_stale, mut v_stale) = (x.k_bits.clone(), x.v_bits.clone());
         let elem_bytes = k_stale.elem_bytes();
         let row_bytes = p.head_dim * elem_bytes;
@@ -439,7 +440,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     // Late rows: pools with NaN codes in those rows (uploaded again for every call), and the
     // late writer's chunk list from the real pools into them.
     let late = match c.late_rows {
-        Some(which) => Some(LatePools::new(dev, &problem, &x, which)?),
+        Some(which) => Some(LatePools::new(&problem, &x, which)?),
         None => None,
     };
     let mut outs = Vec::new();
@@ -650,7 +651,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     tma: None,
                     kv_layout: cycled_kv_layout(i),
                     prefetch: None,
-                    early_kv: false,
+                    early_kv: i % 4 != 3,
                     late_rows: None,
                 });
                 i += 1;
@@ -719,7 +720,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     tma: None,
                     kv_layout: cycled_kv_layout(i),
                     prefetch: None,
-                    early_kv: false,
+                    early_kv: i % 4 != 3,
                     late_rows: None,
                 });
                 i += 1;
@@ -875,7 +876,7 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         tma: None,
         kv_layout: KvLayout::Nhd,
         prefetch: None,
-        early_kv: false,
+        early_kv: true,
         late_rows: None,
     }
 }
