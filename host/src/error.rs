@@ -102,7 +102,7 @@ pub enum Error {
     Driver { op: &'static str, msg: String },
 }
 
-/// Result with [`Error`].
+/// Result with [`enum@Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {

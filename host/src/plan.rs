@@ -55,7 +55,7 @@
 //! SMs: 4 CTAs run a fourth wave alone), only those last blocks are cut, each into at most
 //! [`MAX_WAVE_SPLITS`] pieces of at least [`MIN_TILES_PER_SPLIT`] tiles and at most one piece
 //! per idle SM, merged by the combine; taken when the tail it removes exceeds the combine's
-//! price and a piece's start ([`split_last_wave`]).
+//! price and a piece's start (`split_last_wave`).
 //!
 //! # Tail split (experimental, [`TailSplit`]; off by default)
 //!
