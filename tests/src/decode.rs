@@ -195,7 +195,7 @@ struct LatePools {
 }
 
 impl LatePools {
-    fn new(p: &Problem, x: &Inputs, which: LateRows) -> Result<Self, String> {
+    fn new(p: &Problem, x: &Inputs, which: LateRows) -> Self {
         let (mut k_stale, mut v_stale) = (x.k_bits.clone(), x.v_bits.clone());
         let elem_bytes = k_stale.elem_bytes();
         let row_bytes = p.head_dim * elem_bytes;
@@ -222,11 +222,11 @@ impl LatePools {
                 }
             }
         }
-        Ok(LatePools {
+        LatePools {
             k_stale,
             v_stale,
             chunk_offsets,
-        })
+        }
     }
 
     /// Upload the stale pools and launch the late writer from `real` into them (it waits
@@ -439,10 +439,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     };
     // Late rows: pools with NaN codes in those rows (uploaded again for every call), and the
     // late writer's chunk list from the real pools into them.
-    let late = match c.late_rows {
-        Some(which) => Some(LatePools::new(&problem, &x, which)?),
-        None => None,
-    };
+    let late = c.late_rows.map(|which| LatePools::new(&problem, &x, which));
     let mut outs = Vec::new();
     let decoys = g_q0.is_some() as usize;
     for it in 0..(if full { 2 } else { 1 }) + decoys {
