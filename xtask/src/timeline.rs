@@ -185,11 +185,22 @@ pub fn analyse(v: &Value) -> Result<String, String> {
             .filter_map(|c| c.as_array())
             .map(|c| c.iter().map(|x| x.as_u64().unwrap_or(0)).collect())
             .collect();
+        // One end time per tile: a step of two paired tiles counts twice at its end.
         let done: Vec<f64> = per_cta
             .iter()
-            .flat_map(|c| c.iter().take(TILE_STAMPS as usize))
-            .filter(|&&x| x != 0)
-            .map(|&x| us(x))
+            .flat_map(|c| {
+                let steps = tile_steps(c);
+                if steps.is_empty() {
+                    // Files without begin stamps: each end stamp is one tile.
+                    let ends = c.iter().take(TILE_STAMPS as usize).filter(|&&x| x != 0);
+                    ends.map(|&x| us(x)).collect::<Vec<_>>()
+                } else {
+                    steps
+                        .iter()
+                        .flat_map(|st| std::iter::repeat_n(us(st.end), st.tiles))
+                        .collect()
+                }
+            })
             .collect();
         if dec.iter().any(|r| r[TILES] > TILE_STAMPS) {
             // Only the first TILE_STAMPS tiles of a CTA are stamped: the profile would end
@@ -288,6 +299,46 @@ fn tile_profile(dep: f64, mut done: Vec<f64>, tile_bytes: f64, exit: f64) -> Vec
     ]
 }
 
+/// One consumer step of a CTA's stamped tiles: `tiles` tiles from `first`, the stage found full
+/// at `begin`, done at `end`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct TileStep {
+    first: usize,
+    tiles: usize,
+    begin: u64,
+    end: u64,
+}
+
+/// The consumer steps of one CTA's tile stamps (end stamps, then begin stamps; empty for files
+/// without begin stamps), up to the first unstamped tile. A step is one tile (begin and end
+/// stamped at its index) or, in the paired fp8 kernels (`_m8p`), two: the begin stamped at the
+/// first tile, the end at the second.
+fn tile_steps(c: &[u64]) -> Vec<TileStep> {
+    let n = TILE_STAMPS as usize;
+    let mut steps = Vec::new();
+    if c.len() < 2 * n {
+        return steps;
+    }
+    let mut t = 0;
+    while t < n && c[n + t] != 0 {
+        let tiles = if c[t] != 0 {
+            1
+        } else if t + 1 < n && c[t + 1] != 0 && c[n + t + 1] == 0 {
+            2
+        } else {
+            break;
+        };
+        steps.push(TileStep {
+            first: t,
+            tiles,
+            begin: c[n + t],
+            end: c[t + tiles - 1],
+        });
+        t += tiles;
+    }
+    steps
+}
+
 /// From per-CTA begin (stage found full) and end stamps, `(dep, stamps)` per CTA with its own
 /// dependency met in us: the median consumer pass (begin to end) and wait for data (the
 /// previous tile's end, or the CTA's `dep` for tile 0, to begin) of tiles 0, 1, 2 and 3, and
@@ -296,28 +347,40 @@ fn tile_profile(dep: f64, mut done: Vec<f64>, tile_bytes: f64, exit: f64) -> Vec
 /// found full and done. `us` converts a stamp.
 fn tile_phases(ctas: &[(f64, &[u64])], us: impl Fn(u64) -> f64) -> String {
     let n = TILE_STAMPS as usize;
-    // (wait, pass) of the tiles of every CTA that `pick(t, stamped tiles)` selects.
+    let steps: Vec<(f64, Vec<TileStep>)> =
+        ctas.iter().map(|(dep, c)| (*dep, tile_steps(c))).collect();
+    let paired = steps.iter().any(|(_, s)| s.iter().any(|st| st.tiles == 2));
+    // (wait, pass) of the steps of every CTA that `pick(k, stamped steps)` selects.
     let phase = |pick: &dyn Fn(usize, usize) -> bool| -> (f64, f64) {
         let (mut wait, mut pass) = (Vec::new(), Vec::new());
-        for (dep, c) in ctas {
-            let stamped = (0..n).take_while(|&t| c[t] != 0 && c[n + t] != 0).count();
-            for t in (0..stamped).filter(|&t| pick(t, stamped)) {
-                let (begin, end) = (us(c[n + t]), us(c[t]));
+        for (dep, s) in &steps {
+            for (k, st) in s.iter().enumerate().filter(|&(k, _)| pick(k, s.len())) {
+                let (begin, end) = (us(st.begin), us(st.end));
                 pass.push(end - begin);
-                wait.push(begin - if t == 0 { *dep } else { us(c[t - 1]) });
+                wait.push(begin - if k == 0 { *dep } else { us(s[k - 1].end) });
             }
         }
         (median(wait), median(pass))
     };
+    let unit = if paired { "step" } else { "tile" };
+    // "-" where no CTA has such a step (e.g. the middle of short CTAs).
+    let us2 = |x: f64| {
+        if x.is_nan() {
+            "-".to_string()
+        } else {
+            format!("{x:.2}")
+        }
+    };
     let mut cols = Vec::new();
     for k in 0..4 {
         let (wait, pass) = phase(&|t, _| t == k);
-        cols.push(format!("tile {k}: wait {wait:.2} pass {pass:.2}"));
+        cols.push(format!("{unit} {k}: wait {} pass {}", us2(wait), us2(pass)));
     }
     let (wait, pass) = phase(&|t, m| t >= 4 && t + 4 < m);
-    cols.push(format!("middle: wait {wait:.2} pass {pass:.2}"));
+    cols.push(format!("middle: wait {} pass {}", us2(wait), us2(pass)));
     let mut out = format!(
-        "  tile phases, median us (wait: the previous tile's end, or dep, to the stage found full; pass: to done): {}",
+        "  {unit} phases{}, median us (wait: the previous {unit}'s end, or dep, to the stage found full; pass: to done): {}",
+        if paired { " (paired tiles: a step is two tiles)" } else { "" },
         cols.join("; ")
     );
     // Issue stamps (third group), where the build wrote them: per tile, the medians of when
@@ -333,11 +396,20 @@ fn tile_phases(ctas: &[(f64, &[u64])], us: impl Fn(u64) -> f64) -> String {
                         .collect(),
                 )
             };
+            // A paired step stamps found full at its first tile and done at its second: "-"
+            // for the stamp a tile does not have.
+            let f = |x: f64| {
+                if x.is_nan() {
+                    "-".to_string()
+                } else {
+                    format!("{x:.2}")
+                }
+            };
             rows.push(format!(
-                "{t}: {:.2}/{:.2}/{:.2}",
-                at(2 * n + t),
-                at(n + t),
-                at(t)
+                "{t}: {}/{}/{}",
+                f(at(2 * n + t)),
+                f(at(n + t)),
+                f(at(t))
             ));
         }
         out.push_str(&format!(
@@ -522,6 +594,39 @@ mod tests {
         // Middle of A: tiles 4..8 (4 + 4 < 12): waits 10 - t, passes t + 1 (t = 4..7); B has
         // none. Upper medians: wait 5 (of 3, 4, 5, 6), pass 7 (of 5, 6, 7, 8).
         assert!(t.contains("middle: wait 5.00 pass 7.00"), "{t}");
+    }
+
+    /// Paired fp8 steps (`_m8p`): found full stamped at a step's first tile, done at its second,
+    /// and a last single tile. Steps of two tiles each: step k begins at 4 k + 2 us and takes
+    /// 1 us; then tile 6 alone begins at 14 and takes 0.5.
+    #[test]
+    fn tile_phases_paired_steps() {
+        let n = TILE_STAMPS as usize;
+        let mut c = vec![0u64; 2 * n];
+        for k in 0..3 {
+            c[n + 2 * k] = (4 * k as u64 + 2) * 1000;
+            c[2 * k + 1] = c[n + 2 * k] + 1000;
+        }
+        c[n + 6] = 14_000;
+        c[6] = 14_500;
+        let steps = tile_steps(&c);
+        assert_eq!(steps.len(), 4);
+        assert_eq!(
+            (steps[1].first, steps[1].tiles, steps[1].begin, steps[1].end),
+            (2, 2, 6000, 7000)
+        );
+        assert_eq!((steps[3].first, steps[3].tiles), (6, 1));
+        let t = tile_phases(&[(0.0, &c[..])], |x| x as f64 * 1e-3);
+        assert!(t.contains("step 0: wait 2.00 pass 1.00"), "{t}");
+        // Step 1 waits from step 0's end (3) to 6.
+        assert!(t.contains("step 1: wait 3.00 pass 1.00"), "{t}");
+        assert!(t.contains("step 3: wait 3.00 pass 0.50"), "{t}");
+        assert!(!t.contains("NaN"), "{t}");
+        // Unpaired stamps keep the tile wording.
+        let mut u = vec![0u64; 2 * n];
+        (u[n], u[0]) = (1000, 2000);
+        assert!(tile_phases(&[(0.0, &u[..])], |x| x as f64 * 1e-3)
+            .contains("tile 0: wait 1.00 pass 1.00"));
     }
 
     /// Session 14's stamped W2 file (call h) through `analyse`: 256 CTAs of 32 tiles, all
