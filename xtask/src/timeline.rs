@@ -398,18 +398,11 @@ fn tile_phases(ctas: &[(f64, &[u64])], us: impl Fn(u64) -> f64) -> String {
             };
             // A paired step stamps found full at its first tile and done at its second: "-"
             // for the stamp a tile does not have.
-            let f = |x: f64| {
-                if x.is_nan() {
-                    "-".to_string()
-                } else {
-                    format!("{x:.2}")
-                }
-            };
             rows.push(format!(
                 "{t}: {}/{}/{}",
-                f(at(2 * n + t)),
-                f(at(n + t)),
-                f(at(t))
+                us2(at(2 * n + t)),
+                us2(at(n + t)),
+                us2(at(t))
             ));
         }
         out.push_str(&format!(
