@@ -420,6 +420,30 @@ pub unsafe fn cp_async_cg_16_zfill(dst: Smem<[u32; 4]>, src: Gmem<[u32; 4]>, src
     };
 }
 
+/// `createpolicy.fractional.L2::evict_first.b64`: an L2 cache policy (fraction 1.0) that marks
+/// the lines a load brings in as the first to evict, for data read once.
+#[inline(always)]
+pub fn createpolicy_l2_evict_first() -> u64 {
+    let policy: u64;
+    // SAFETY: creates a value in a register; no memory access.
+    unsafe { asm!("createpolicy.fractional.L2::evict_first.b64 {p}, 1.0;", p = out(reg64) policy, options(nostack, nomem, pure)) };
+    policy
+}
+
+/// `cp.async.cg.shared.global.L2::cache_hint [dst], [src], 16, src_bytes, policy`:
+/// [`cp_async_cg_16_zfill`] under an L2 cache policy from [`createpolicy_l2_evict_first`].
+///
+/// # Safety
+/// As [`cp_async_cg_16_zfill`].
+#[inline(always)]
+pub unsafe fn cp_async_cg_16_zfill_hint(dst: Smem<[u32; 4]>, src: Gmem<[u32; 4]>, src_bytes: u32, policy: u64) {
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        asm!("cp.async.cg.shared.global.L2::cache_hint [{d}], [{s}], 16, {n}, {c};",
+            d = in(reg32) dst.addr(), s = in(reg64) src.addr(), n = in(reg32) src_bytes, c = in(reg64) policy, options(nostack))
+    };
+}
+
 /// `prefetch.global.L2 [addr]`: bring the 128-byte line of `addr` into L2 (a hint: nothing is
 /// returned, nothing waits for it).
 ///

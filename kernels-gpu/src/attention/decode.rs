@@ -242,6 +242,9 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
     // token has its own page) never stalls the copy loop. Entry indices are clamped to the
     // range's last token, so every copy reads a real entry. See Note [page-table prefetch] in
     // docs/DESIGN.md.
+    // K/V rows are read once per call: evict them from L2 first, so the plan's small tables
+    // (work items, page table) and the split partials stay there across calls.
+    let kv_policy = createpolicy_l2_evict_first();
     let row_of = |h: u32| load_warp * rows_per_warp + lane + 32 * h;
     let token_of = |t: u32, h: u32| b.work.kv_start + t * KV_TILE_TOKENS + row_of(h);
     // TMA tiles are issued by load warp 0 alone, from the page ids of all 64 rows (two per lane).
@@ -368,8 +371,8 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
             let row = load_warp * rows_per_warp + r;
             // SAFETY: valid rows point inside the pools (validated page ids); others copy 0 bytes.
             unsafe {
-                cp_async_cg_16_zfill(k_tile.chunk(row, chunk), Gmem::from_addr(p.k_pool + src_off), bytes);
-                cp_async_cg_16_zfill(v_tile.chunk(row, chunk), Gmem::from_addr(p.v_pool + src_off), bytes);
+                cp_async_cg_16_zfill_hint(k_tile.chunk(row, chunk), Gmem::from_addr(p.k_pool + src_off), bytes, kv_policy);
+                cp_async_cg_16_zfill_hint(v_tile.chunk(row, chunk), Gmem::from_addr(p.v_pool + src_off), bytes, kv_policy);
             }
             it += 1;
         }
