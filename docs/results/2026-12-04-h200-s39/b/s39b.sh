@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Session 39 call b: bundle = main 8b8cc71 (change 116 merged; `ferroflash`, `gpu-tests`),
-# ferroflash-pre.xz (main before 116, 6e7b76d) and ferroflash-118.xz (116 + the TMA tiles under
-# the same evict-first policy, branch experiment/tma-evict-first). (1) W1-W6 side by side:
+# ferroflash-pre.xz (main before 116, 6e7b76d). (1) W1-W6 side by side:
 # fi_decode_tc, then main with the peers' env, twice; (2) pre / main on workloads-extra.toml,
 # 118 on its TMA shapes (X3, X8-X12); (3) memcheck and racecheck of combine_parts on main;
 # (4) pre / main on workloads-d256.toml as time allows.
@@ -20,7 +19,6 @@ for b in pre main; do
   E=$B-$b; [ $b = main ] && E=$B
   timeout 130 $E bench --workload-file $X > $R/x-$b.log 2>&1; save "x $b rc $?"
 done
-timeout 70 $B-118 bench --workload-file $X --workloads X3,X8,X9,X10,X11,X12 > $R/x-118.log 2>&1; save "x 118 rc $?"
 CS="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 for tool in memcheck racecheck; do
   rem=$((580 - (SECONDS - start)))
