@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Session 39 call b: bundle = main 8b8cc71 (change 116 merged; `ferroflash`, `gpu-tests`),
 # ferroflash-pre.xz (main before 116, 6e7b76d). (1) W1-W6 side by side:
-# fi_decode_tc, then main with the peers' env, twice; (2) pre / main on workloads-extra.toml,
-# 118 on its TMA shapes (X3, X8-X12); (3) memcheck and racecheck of combine_parts on main;
+# fi_decode_tc, then main with the peers' env, twice; (2) pre / main on workloads-extra.toml;
+# (3) memcheck and racecheck of combine_parts on main;
 # (4) pre / main on workloads-d256.toml as time allows.
 cd "$(dirname "$0")/../.."
 R=/tmp/s39b; mkdir -p $R
