@@ -802,11 +802,12 @@ pub unsafe fn mbarrier_arrive_expect_tx_shared_b64(bar: Smem<u64>, tx: u32) {
     };
 }
 
-/// `cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [dst],
-/// [map, {c0, c1, c2, c3}], [bar]`: the TMA unit copies the box of the tensor map at generic
+/// `cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint
+/// [dst], [map, {c0, c1, c2, c3}], [bar], policy`: the TMA unit copies the box of the tensor map at generic
 /// address `map` whose first element has coordinates `c` (innermost first) into `dst` in the
 /// map's swizzle layout, and signals `bar` with the box's bytes ("Data Movement and Conversion
-/// Instructions: cp.async.bulk.tensor").
+/// Instructions: cp.async.bulk.tensor"), the lines it brings into L2 under `policy` (from
+/// [`createpolicy_l2_evict_first`]).
 ///
 /// # Safety
 /// `map` the generic address of a valid tensor map (64-byte aligned, in `.param`, `.const` or
@@ -815,13 +816,13 @@ pub unsafe fn mbarrier_arrive_expect_tx_shared_b64(bar: Smem<u64>, tx: u32) {
 /// read or written until `bar`'s phase completes; `bar` expects the bytes (`expect_tx`).
 #[cfg(target_feature = "sm_90")]
 #[inline(always)]
-pub unsafe fn cp_async_bulk_tensor_4d_shared_global(dst: Smem<u8>, map: u64, c: [i32; 4], bar: Smem<u64>) {
+pub unsafe fn cp_async_bulk_tensor_4d_shared_global_hint(dst: Smem<u8>, map: u64, c: [i32; 4], bar: Smem<u64>, policy: u64) {
     // SAFETY: forwarded to the caller.
     unsafe {
         asm!(
-            "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [{d}], [{m}, {{{c0}, {c1}, {c2}, {c3}}}], [{b}];",
+            "cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint [{d}], [{m}, {{{c0}, {c1}, {c2}, {c3}}}], [{b}], {p};",
             d = in(reg32) dst.addr(), m = in(reg64) map, c0 = in(reg32) c[0], c1 = in(reg32) c[1],
-            c2 = in(reg32) c[2], c3 = in(reg32) c[3], b = in(reg32) bar.addr(), options(nostack)
+            c2 = in(reg32) c[2], c3 = in(reg32) c[3], b = in(reg32) bar.addr(), p = in(reg64) policy, options(nostack)
         )
     };
 }

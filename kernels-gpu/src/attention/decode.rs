@@ -335,7 +335,7 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeP
             #[cfg(target_feature = "sm_90")]
             unsafe {
                 if load_warp == 0 {
-                    tma.copy_tile(b, ids, tile_slot, k_tile.base, mbar.full(s))
+                    tma.copy_tile(b, ids, tile_slot, k_tile.base, mbar.full(s), kv_policy)
                 } else {
                     // The other load warps' lanes complete the phase's arrivals.
                     mbarrier_arrive_shared_b64(mbar.full(s))
@@ -512,13 +512,15 @@ impl TmaLane {
     /// Issue this lane's box of a tile whose first row is token `slot` of its page (boxes past
     /// the first page start at slot 0: a tile holds whole pages, or lies in one), into the stage
     /// at `stage`. `ids` are this lane's page ids for rows `lane` and `lane + 32` of the tile.
+    /// The box goes under the L2 `policy` of the producer's row copies (See Note [L2 policy]
+    /// in docs/DESIGN.md).
     ///
     /// # Safety
     /// The load warp, uniform flow; the tile is whole and starts on a box boundary; its stage
     /// (`stage`, `full`) is free; the parameter block's maps describe the pools with boxes of
     /// this lane's rows.
     #[inline(always)]
-    unsafe fn copy_tile(&self, b: &Block, ids: [u32; 2], slot: u32, stage: Smem<u8>, full: Smem<u64>) {
+    unsafe fn copy_tile(&self, b: &Block, ids: [u32; 2], slot: u32, stage: Smem<u8>, full: Smem<u64>, policy: u64) {
         // SAFETY: full warp, uniform flow (forwarded).
         let (id0, id1) = unsafe { (shfl_sync_idx_b32(ids[0], self.row % 32), shfl_sync_idx_b32(ids[1], self.row % 32)) };
         let id = if self.row < 32 { id0 } else { id1 };
@@ -528,7 +530,7 @@ impl TmaLane {
             let coords = [self.dim, b.work.kv_head as i32, if self.row == 0 { slot as i32 } else { 0 }, id as i32];
             // SAFETY: forwarded; the destination is 1 KiB aligned (stage and K/V tiles on 1 KiB,
             // column blocks of 8 KiB, rows in multiples of 8 x 128 bytes).
-            unsafe { cp_async_bulk_tensor_4d_shared_global(stage.byte_add(self.stage_offset), self.map, coords, full) };
+            unsafe { cp_async_bulk_tensor_4d_shared_global_hint(stage.byte_add(self.stage_offset), self.map, coords, full, policy) };
         }
     }
 }
