@@ -1,7 +1,7 @@
 # Per-SM read rate (bytes of the two CTAs of an SM over first data -> last loop end) from
 # `ferroflash bench --timeline` files, and its correlation between workloads; then the first
 # two files' rates side by side by SM id. Usage: python3 sm_rates.py timeline-A.json timeline-B.json ...
-import json,sys,collections
+import json,sys,collections,os
 def rates(fn):
     d=json.load(open(fn)); ev=d['events']; I={e:i for i,e in enumerate(ev)}
     tb=d['tile_bytes']; per=collections.defaultdict(list)
@@ -23,7 +23,7 @@ for a,b in itertools.combinations(names,2):
     x=[R[a][s] for s in common]; y=[R[b][s] for s in common]
     mx,my=st.mean(x),st.mean(y)
     cov=sum((i-mx)*(j-my) for i,j in zip(x,y)); vx=sum((i-mx)**2 for i in x); vy=sum((j-my)**2 for j in y)
-    print(a[9:12],b[9:12],len(common),'corr %.2f'%(cov/(vx*vy)**.5), 'cv %.3f %.3f'%(st.pstdev(x)/mx, st.pstdev(y)/my))
+    print(os.path.basename(a)[9:12],os.path.basename(b)[9:12],len(common),'corr %.2f'%(cov/(vx*vy)**.5), 'cv %.3f %.3f'%(st.pstdev(x)/mx, st.pstdev(y)/my))
 print()
 a=R[names[0]]; b=R[names[1]]
 for sm in sorted(a):
