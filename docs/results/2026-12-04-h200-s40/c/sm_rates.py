@@ -27,5 +27,5 @@ for a,b in itertools.combinations(names,2):
 print()
 a=R[names[0]]; b=R[names[1]]
 for sm in sorted(a):
-    print(sm, '%.1f'%(a[sm]/1e9*1e9/1e9*1e9/1e9 if False else a[sm]), '%.1f'%b.get(sm,0), end=' | ')
+    print(sm, '%.1f'%a[sm], '%.1f'%b.get(sm,0), end=' | ')
     if sm%6==5: print()

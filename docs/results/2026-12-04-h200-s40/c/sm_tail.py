@@ -32,4 +32,4 @@ import math
 lo=int(min(ends['slow'])); hi=int(allend)+1
 for w0 in range(lo,hi,2):
     n={g:sum(1 for x in ends[g] if w0<=x<w0+2) for g in ends}
-    print('%5d-%5d'%(w0,w0+2),' '.join('%s %.2f'%(g,n[g]*tb/2e-6/1e12) for g in sorted(n)),'TB/s')
+    print('%5d-%5d'%(w0,w0+2),' '.join('%s %.2f'%(g,n[g]*tb/2e-6/1e12) for g in sorted(n)),'(relative)')
