@@ -386,6 +386,16 @@ pub unsafe fn ld_global_u32(src: Gmem<u32>) -> u32 {
     v
 }
 
+/// `st.global.v2.u32`: 8 bytes to global memory.
+///
+/// # Safety
+/// `dst` must be 8-byte aligned and writable.
+#[inline(always)]
+pub unsafe fn st_global_v2_u32(dst: Gmem<[u32; 2]>, v: [u32; 2]) {
+    // SAFETY: forwarded to the caller.
+    unsafe { asm!("st.global.v2.u32 [{p}], {{{a}, {b}}};", p = in(reg64) dst.addr(), a = in(reg32) v[0], b = in(reg32) v[1], options(nostack)) };
+}
+
 /// `st.global.v4.u32`: 16 bytes to global memory.
 ///
 /// # Safety

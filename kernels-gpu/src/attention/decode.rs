@@ -1734,10 +1734,25 @@ unsafe fn store_out8<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i
     unsafe { st_global_v4_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
 }
 
+/// Store dims `d..d + 4` of the final output row of token `i` and local packed row `lr` (as
+/// [`store_out8`], for the cluster merge's 4-dim units).
+///
+/// # Safety
+/// `(i, lr)` is a real row of the validated output; `d % 4 == 0`, `d + 4 <= D`.
+#[cfg(target_feature = "sm_90")]
+#[inline(always)]
+unsafe fn store_out4<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i: u32, lr: u32, d: u32, o: &[f32; 4]) {
+    let at = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 + d as u64;
+    let v = [O::EO::pack(o[0], o[1]), O::EO::pack(o[2], o[3])];
+    // SAFETY: forwarded; 8-byte aligned (d % 4 == 0).
+    unsafe { st_global_v2_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
+}
+
 /// Split-KV merge inside a thread-block cluster (See Note [cluster merge] in docs/DESIGN.md):
 /// the `n` CTAs of the cluster are the `n` splits of one block in key order, each with its
 /// normalised partial O and LSE in its shared memory (`s_co`). After a cluster barrier, CTA
-/// `rank` takes every `n`-th run of 8 (row, 8 dims) units, starting at run `rank`: per unit
+/// `rank` takes every `n`-th run of 8 (row, 8 dims) units, starting at run `rank` (units of 4
+/// dims where those of 8 would keep at most half of its threads busy): per unit
 /// it issues all `n` LSE and partial-O loads through distributed shared memory (one round trip),
 /// merges them by LSE with the sink (the combine kernel's
 /// arithmetic, in key order: bitwise reproducible) and writes O and LSE. A second cluster
@@ -1759,13 +1774,20 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
     let n = p.cluster_splits;
     let rows = b.geo.rows_per_block();
     let s_lse = s_co.add(rows * D as u32);
-    let chunks = D as u32 / 8;
-    // Runs of 8 units (8 threads x 32 contiguous bytes per row) interleaved over the ranks, so
-    // the real rows (a prefix) are spread over the cluster without strided remote reads.
+    // Units of 8 dims, or of 4 (`!wide`) where units of 8 would keep at most half of a
+    // rank's threads busy (W6: 16 rows x 16 units over 4 ranks, 64 of 128 threads): twice the
+    // threads, each with half the loads and arithmetic, in the same one step. One loop for
+    // both (the second half's loads and sums predicated), not two copies of it.
+    let wide = 2 * rows * (D as u32 / 8) > n * CONSUMER_WARPS * 32;
+    let unit_log2 = if wide { 3 } else { 2 };
+    let chunks_log2 = (D as u32).trailing_zeros() - unit_log2;
+    // Runs of 8 units (8 threads x 16 or 32 contiguous bytes per row) interleaved over the
+    // ranks, so the real rows (a prefix) are spread over the cluster without strided remote
+    // reads.
     let tid = thread_idx_x();
     let mut idx = ((tid / 8) * n + cluster_cta_rank()) * 8 + tid % 8;
-    while idx < rows * chunks {
-        let (lr, d) = (idx / chunks, 8 * (idx % chunks));
+    while idx < rows << chunks_log2 {
+        let (lr, d) = (idx >> chunks_log2, (idx & ((1 << chunks_log2) - 1)) << unit_log2);
         let (i, real) = row_token(p, b, lr);
         if real {
             // Every split's loads are issued before any is used, so the n distributed-shared-
@@ -1780,11 +1802,13 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
             for c in 0..N {
                 if (c as u32) < n {
                     // SAFETY: rank c < n is a CTA of this cluster; published by the barrier;
-                    // 16-byte aligned (d % 8 == 0).
+                    // 16-byte aligned (d % 4 == 0).
                     unsafe {
                         lse[c] = f32::from_bits(ld_shared_cluster_u32(mapa_shared_cluster(s_lse.add(lr).byte_add::<u32>(0), c as u32)));
                         x[c] = ld_shared_cluster_v4_u32(mapa_shared_cluster(at.byte_add::<[u32; 4]>(0), c as u32));
-                        y[c] = ld_shared_cluster_v4_u32(mapa_shared_cluster(at.add(4).byte_add::<[u32; 4]>(0), c as u32));
+                        if wide {
+                            y[c] = ld_shared_cluster_v4_u32(mapa_shared_cluster(at.add(4).byte_add::<[u32; 4]>(0), c as u32));
+                        }
                     }
                 }
             }
@@ -1811,11 +1835,19 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
             for c in 0..N {
                 add(&mut o[..4], w[c] * inv, x[c]);
             }
-            for c in 0..N {
-                add(&mut o[4..], w[c] * inv, y[c]);
+            if wide {
+                for c in 0..N {
+                    add(&mut o[4..], w[c] * inv, y[c]);
+                }
             }
-            // SAFETY: a real row.
-            unsafe { store_out8::<O, D>(p, b, i, lr, d, &o) };
+            // SAFETY: a real row; `d + 8 <= D` when `wide`, `d + 4 <= D` otherwise.
+            unsafe {
+                if wide {
+                    store_out8::<O, D>(p, b, i, lr, d, &o)
+                } else {
+                    store_out4::<O, D>(p, b, i, lr, d, &[o[0], o[1], o[2], o[3]])
+                }
+            };
             if d == 0 && p.lse != NONE_ADDR {
                 let lse_ln = if l != 0.0 { (m + lg2_approx_ftz_f32(l)) * LN_2 } else { f32::NEG_INFINITY };
                 let at = (b.first_token + i) * p.q_heads + row_head(p, b, lr);
