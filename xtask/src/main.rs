@@ -262,6 +262,11 @@ const KNOWN_SPILLS: &[(&str, &str, u32)] = &[
     // loop and loaded in the epilogue, none inside the loop.
     ("sm_90a", "ff_decode_bf16_d128_w32", 8),
     ("sm_90a", "ff_decode_f16_d128_w32", 8),
+    // 16-bit `_w64` at head dim 128 (session 41, change 120b: the cluster merge's runtime
+    // unit width moved the register allocation): two loop invariants stored before the tile
+    // loop and loaded in the epilogue, none inside the loop.
+    ("sm_90a", "ff_decode_bf16_d128_w64", 16),
+    ("sm_90a", "ff_decode_f16_d128_w64", 16),
     // Head dim 256, row split (session 25).
     ("sm_90a", "ff_decode_bf16_d256_w32", 48),
     ("sm_90a", "ff_decode_f16_d256_w32", 48),
