@@ -213,11 +213,25 @@ impl DecodeConfig {
         }
     }
     /// 16-row tiles per CTA when the largest (request, kv head) has `max_rows` packed rows and
-    /// the batch `kv_tiles` 64-key tiles ([`crate::plan::batch_kv_tiles`]): the override, else
-    /// the planner's choice.
-    fn m_tiles_for_rows(&self, max_rows: u32, kv_tiles: u64, sm_count: u32) -> u32 {
+    /// the batch `kv_tiles` 64-key tiles ([`crate::plan::batch_kv_tiles`]) on module `arch`:
+    /// the override, else the planner's choice ([`crate::plan::row_split_fill`]).
+    fn m_tiles_for_rows(
+        &self,
+        max_rows: u32,
+        kv_tiles: u64,
+        arch: crate::ModuleArch,
+        sm_count: u32,
+    ) -> u32 {
         self.m_tiles.unwrap_or_else(|| {
-            let fill = crate::plan::keys_fill_sms(kv_tiles, sm_count);
+            let g64 = wgmma_variant(arch, self, 4, self.row_groups_for(4));
+            let fill = crate::plan::row_split_fill(
+                max_rows,
+                self.head_dim,
+                self.operand_types().1.bytes(),
+                g64,
+                kv_tiles,
+                sm_count,
+            );
             crate::plan::m_tiles_for(
                 max_rows,
                 self.head_dim,
@@ -810,7 +824,7 @@ impl DecodePlan {
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = q_lens.iter().map(|q| q * group).max().unwrap_or(0);
         let kv_tiles = crate::plan::batch_kv_tiles(tables.kv_lens, cfg.kv_heads);
-        let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.caps().sm_count);
+        let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.arch(), dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
         let variant = |paired| Self::variant(dev, cfg, m_tiles, narrow, paired);
         let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) = match cfg.paired_tiles {
@@ -904,7 +918,7 @@ impl DecodePlan {
         // The most keys the page table can hold, per kv head.
         let max_keys = cap.max_page_entries as u64 * cfg.page_size as u64;
         let kv_tiles = max_keys.div_ceil(KV_TILE_TOKENS as u64) * cfg.kv_heads as u64;
-        let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.caps().sm_count);
+        let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.arch(), dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
         // Graph plans keep the unpaired `_m8` (DecodeConfig::paired_tiles).
         let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =

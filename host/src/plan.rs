@@ -336,6 +336,36 @@ pub fn keys_fill_sms(kv_tiles: u64, sm_count: u32) -> bool {
     kv_tiles >= MIN_TILES_PER_SPLIT as u64 * sm_count as u64
 }
 
+/// Tiles per SM from which head dim 256 takes its 64-row wgmma CTAs (`_d256_g64`, sm_90a, 16-bit
+/// K/V) over 16-row ones for more than 32 rows per kv head ([`row_split_fill`]).
+pub const D256_G64_FILL_TILES_PER_SM: u32 = 2;
+
+/// The `keys_fill` that [`m_tiles_for`] takes for a batch of `kv_tiles` 64-key tiles whose
+/// largest (request, kv head) has `max_rows` packed rows: [`keys_fill_sms`], except at head dim
+/// 256 past 32 rows over 16-bit K/V where 64-row CTAs run the wgmma consumer (`g64`): there
+/// [`D256_G64_FILL_TILES_PER_SM`] tiles per SM are enough. A 64-row CTA reads each kv head's
+/// K/V once where 16-row CTAs read it three or four times, and the `_d256_g64` tile costs less
+/// than the `_w64` one the larger threshold was measured with. Measured (docs/perf.md session
+/// 41, call d; 48-64 rows, 16-row CTAs -> `_d256_g64`): 516 tiles 32.8 -> 26.6 us, 460 (one
+/// 29K-key request among six short ones) 33.9 -> 27.9, 282 24.0 -> 21.0, 256 (48 rows) 18.0 ->
+/// 17.2, 250 20.4 -> 20.5, 133 15.6 -> 17.4, 66 12.3 -> 15.9; over e4m3 K/V (`_d256_w64`) 250
+/// tiles 17.5 -> 25.3, and at 32 rows (`_d256_w32`) 252 / 313 tiles 15.2 / 17.7 -> 15.0 / 18.5:
+/// those keep [`keys_fill_sms`].
+pub fn row_split_fill(
+    max_rows: u32,
+    head_dim: u32,
+    kv_elem_bytes: u32,
+    g64: bool,
+    kv_tiles: u64,
+    sm_count: u32,
+) -> bool {
+    if g64 && head_dim > 128 && max_rows > 2 * M_TILE_ROWS && kv_elem_bytes == 2 {
+        kv_tiles >= D256_G64_FILL_TILES_PER_SM as u64 * sm_count as u64
+    } else {
+        keys_fill_sms(kv_tiles, sm_count)
+    }
+}
+
 /// 64-key tiles of a batch over all its requests and `kv_heads` kv heads (the count
 /// [`keys_fill_sms`] takes).
 pub fn batch_kv_tiles(kv_lens: &[u32], kv_heads: u32) -> u64 {
@@ -568,6 +598,8 @@ pub fn plan(inp: &PlanInput) -> Plan {
     let group = inp.q_heads / inp.kv_heads;
     let max_rows = inp.q_lens.iter().map(|&q| q * group).max().unwrap_or(0);
     let m_tiles = inp.m_tiles.unwrap_or_else(|| {
+        // (No arch here: the `_d256_g64` threshold of `row_split_fill` is the host's, which
+        // passes its choice in `m_tiles`.)
         let fill = keys_fill_sms(batch_kv_tiles(inp.kv_lens, inp.kv_heads), inp.sm_count);
         m_tiles_for(max_rows, inp.head_dim, inp.kv_elem_bytes, true, fill)
     });
@@ -1304,6 +1336,29 @@ mod tests {
         assert_eq!(m_tiles_for(64, 128, 2, false, false), 2);
         assert_eq!(m_tiles_for(64, 128, 1, true, true), 4);
         assert!(keys_fill_sms(4 * 132, 132) && !keys_fill_sms(4 * 132 - 1, 132));
+        // Head dim 256 past 32 rows over 16-bit K/V with the wgmma consumer: two tiles per SM.
+        assert!(
+            row_split_fill(64, 256, 2, true, 2 * 132, 132)
+                && !row_split_fill(64, 256, 2, true, 2 * 132 - 1, 132)
+        );
+        assert_eq!(
+            m_tiles_for(64, 256, 2, true, row_split_fill(64, 256, 2, true, 460, 132)),
+            4
+        );
+        // Otherwise the fill of `keys_fill_sms`: no wgmma, fp8 K/V, 32 rows, head dim 128.
+        for (rows, d, bytes, g64) in [
+            (64, 256, 2, false),
+            (64, 256, 1, true),
+            (32, 256, 2, true),
+            (64, 128, 2, true),
+        ] {
+            for tiles in [2 * 132, 4 * 132 - 1, 4 * 132] {
+                assert_eq!(
+                    row_split_fill(rows, d, bytes, g64, tiles, 132),
+                    keys_fill_sms(tiles, 132)
+                );
+            }
+        }
     }
 
     #[test]
