@@ -632,13 +632,22 @@ macro_rules! mma_m16n8_f32 {
     };
 }
 
-mma_m16n8_f32!(mma_m16n8k16_bf16_f32, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
-    "`mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`: D = A·B + C, bf16 inputs, f32 accumulate.");
-mma_m16n8_f32!(mma_m16n8k16_f16_f32, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
-    "`mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`: D = A·B + C, f16 inputs, f32 accumulate.");
+mma_m16n8_f32!(
+    mma_m16n8k16_bf16_f32,
+    "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+    "`mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32`: D = A·B + C, bf16 inputs, f32 accumulate."
+);
+mma_m16n8_f32!(
+    mma_m16n8k16_f16_f32,
+    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+    "`mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`: D = A·B + C, f16 inputs, f32 accumulate."
+);
 #[cfg(target_feature = "sm_89")]
-mma_m16n8_f32!(mma_m16n8k32_e4m3_f32, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32",
-    "`mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32` (sm_89+): D = A·B + C, e4m3 inputs.");
+mma_m16n8_f32!(
+    mma_m16n8k32_e4m3_f32,
+    "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32",
+    "`mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32` (sm_89+): D = A·B + C, e4m3 inputs."
+);
 
 // ------------------------------------------------------------------------------------------------
 // Conversions and special functions
@@ -1005,9 +1014,7 @@ pub unsafe fn ld_shared_cluster_v4_u32(src: DsmemAddr<[u32; 4]>) -> [u32; 4] {
 /// matrices adjacent in K, `sbo_bytes` between core matrices adjacent in M (or N).
 #[inline(always)]
 pub const fn wgmma_desc_no_swizzle(base: Smem<u8>, lbo_bytes: u32, sbo_bytes: u32) -> u64 {
-    ((base.addr() as u64 >> 4) & 0x3fff)
-        | (((lbo_bytes as u64 >> 4) & 0x3fff) << 16)
-        | (((sbo_bytes as u64 >> 4) & 0x3fff) << 32)
+    ((base.addr() as u64 >> 4) & 0x3fff) | (((lbo_bytes as u64 >> 4) & 0x3fff) << 16) | (((sbo_bytes as u64 >> 4) & 0x3fff) << 32)
 }
 
 /// Matrix descriptor of a `wgmma` shared-memory operand in the 128-byte-swizzle layout (mode 1):
@@ -1063,7 +1070,7 @@ pub unsafe fn wgmma_wait_group<const N: u32>() {
 pub fn pin_f32_registers(regs: &mut [f32]) {
     for r in regs {
         // SAFETY: no instruction; the register keeps its value.
-        unsafe { asm!("// pin {r}", r = inout(reg32) *r, options(nostack)) };
+        unsafe { asm!("// pin {r}", r = inout(reg32) * r, options(nostack)) };
     }
 }
 
@@ -1107,12 +1114,24 @@ macro_rules! wgmma_m64n64_ss {
     };
 }
 
-wgmma_m64n64_ss!(wgmma_m64n64k16_f32_bf16_ss, "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16", ", 1, 1, 0, 0",
-    "`wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16` (sm_90a): D (64x64 f32) += A (64x16, K-major smem) · B (16x64, K-major smem).");
-wgmma_m64n64_ss!(wgmma_m64n64k16_f32_f16_ss, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", ", 1, 1, 0, 0",
-    "`wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16` (sm_90a): D (64x64 f32) += A (64x16, K-major smem) · B (16x64, K-major smem).");
-wgmma_m64n64_ss!(wgmma_m64n64k32_f32_e4m3_ss, "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3", ", 1, 1",
-    "`wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3` (sm_90a): D (64x64 f32) += A (64x32 e4m3) · B (32x64 e4m3), both K-major in smem.");
+wgmma_m64n64_ss!(
+    wgmma_m64n64k16_f32_bf16_ss,
+    "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
+    ", 1, 1, 0, 0",
+    "`wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16` (sm_90a): D (64x64 f32) += A (64x16, K-major smem) · B (16x64, K-major smem)."
+);
+wgmma_m64n64_ss!(
+    wgmma_m64n64k16_f32_f16_ss,
+    "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16",
+    ", 1, 1, 0, 0",
+    "`wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16` (sm_90a): D (64x64 f32) += A (64x16, K-major smem) · B (16x64, K-major smem)."
+);
+wgmma_m64n64_ss!(
+    wgmma_m64n64k32_f32_e4m3_ss,
+    "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3",
+    ", 1, 1",
+    "`wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3` (sm_90a): D (64x64 f32) += A (64x32 e4m3) · B (32x64 e4m3), both K-major in smem."
+);
 
 /// Accumulator of an m64n128 wgmma: 64 f32 per thread, the m64n64 layout over 16 n-chunks.
 pub type WgmmaAccM64N128 = [f32; 64];
@@ -1160,10 +1179,16 @@ macro_rules! wgmma_m64n128_rs_tb {
     };
 }
 
-wgmma_m64n128_rs_tb!(wgmma_m64n128k16_f32_bf16_rs_tb, "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
-    "`wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16` (sm_90a): D (64x128 f32) += A (64x16 bf16, registers) · B (16x128 bf16, N-major smem).");
-wgmma_m64n128_rs_tb!(wgmma_m64n128k16_f32_f16_rs_tb, "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16",
-    "`wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16` (sm_90a): D (64x128 f32) += A (64x16 f16, registers) · B (16x128 f16, N-major smem).");
+wgmma_m64n128_rs_tb!(
+    wgmma_m64n128k16_f32_bf16_rs_tb,
+    "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
+    "`wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16` (sm_90a): D (64x128 f32) += A (64x16 bf16, registers) · B (16x128 bf16, N-major smem)."
+);
+wgmma_m64n128_rs_tb!(
+    wgmma_m64n128k16_f32_f16_rs_tb,
+    "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16",
+    "`wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16` (sm_90a): D (64x128 f32) += A (64x16 f16, registers) · B (16x128 f16, N-major smem)."
+);
 
 // ------------------------------------------------------------------------------------------------
 // tcgen05 ("TensorCore 5th Generation Family Instructions"), sm_100a only. Assembled and

@@ -13,8 +13,8 @@
 
 pub mod arch;
 pub mod attention;
-pub mod tile;
 pub mod kernels;
+pub mod tile;
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {

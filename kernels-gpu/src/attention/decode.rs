@@ -224,7 +224,13 @@ pub unsafe fn decode_cta<
 /// the lanes read the tile's page ids as above and issue one box each. `params_addr` gives the
 /// generic address of the kernel's parameter block, where the maps are.
 #[inline(always)]
-unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(p: &DecodeParams, b: &Block, mbar: Mbarriers, load_warp: u32, params_addr: impl Fn() -> u64) {
+unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(
+    p: &DecodeParams,
+    b: &Block,
+    mbar: Mbarriers,
+    load_warp: u32,
+    params_addr: impl Fn() -> u64,
+) {
     if b.num_tiles == 0 {
         // Nothing to load (an empty split): the consumers see no tile either.
         return;
@@ -903,12 +909,22 @@ unsafe fn consumer<
             let acc_mt = &mut acc[mt];
             // SAFETY: full warp.
             pf[mt] = unsafe {
-                online_softmax::<O::EV, NJ, RG>(&mut sc[mt], tile_key0 + key_base as i32, needs_mask, quad.t, &xf[mt], &mask[mt], &mut m_run[mt], &mut l_run[mt], |h, alpha| {
-                    for a in acc_mt.iter_mut() {
-                        a[2 * h] *= alpha;
-                        a[2 * h + 1] *= alpha;
-                    }
-                })
+                online_softmax::<O::EV, NJ, RG>(
+                    &mut sc[mt],
+                    tile_key0 + key_base as i32,
+                    needs_mask,
+                    quad.t,
+                    &xf[mt],
+                    &mask[mt],
+                    &mut m_run[mt],
+                    &mut l_run[mt],
+                    |h, alpha| {
+                        for a in acc_mt.iter_mut() {
+                            a[2 * h] *= alpha;
+                            a[2 * h + 1] *= alpha;
+                        }
+                    },
+                )
             };
         }
 
@@ -1253,7 +1269,12 @@ unsafe fn widen_stage<O: Operands, const D: usize, const STAGES: usize>(
 /// m16 consumer's B fragments, regrouped as A fragments. `KS = D / 16` is also the count of
 /// m16 output tiles.
 #[inline(always)]
-unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const STAGES: usize, const PAIRED: bool>(p: &DecodeParams, b: &Block, warp: u32, mbar: Mbarriers) {
+unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const STAGES: usize, const PAIRED: bool>(
+    p: &DecodeParams,
+    b: &Block,
+    warp: u32,
+    mbar: Mbarriers,
+) {
     let tid = thread_idx_x();
     let lane = lane_id();
     let quad = Quad::of_lane(lane);

@@ -319,7 +319,9 @@ pub unsafe extern "ptx-kernel" fn ff_test_wgmma_sw128_attn(p: SelfTestParams) {
         wgmma_commit_group();
         wgmma_wait_group::<0>();
         let pk = |a: f32, b: f32| cvt_rn_bf16x2_f32(a, b);
-        let a: [[u32; 4]; 4] = core::array::from_fn(|r| [pk(s[8 * r], s[8 * r + 1]), pk(s[8 * r + 2], s[8 * r + 3]), pk(s[8 * r + 4], s[8 * r + 5]), pk(s[8 * r + 6], s[8 * r + 7])]);
+        let a: [[u32; 4]; 4] = core::array::from_fn(|r| {
+            [pk(s[8 * r], s[8 * r + 1]), pk(s[8 * r + 2], s[8 * r + 3]), pk(s[8 * r + 4], s[8 * r + 5]), pk(s[8 * r + 6], s[8 * r + 7])]
+        });
         let mut o: WgmmaAccM64N128 = [0.0; 64];
         wgmma_fence();
         for (r, a) in a.iter().enumerate() {
