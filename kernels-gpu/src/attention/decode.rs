@@ -561,6 +561,13 @@ fn row_head(p: &DecodeParams, b: &Block, lr: u32) -> u32 {
     b.work.kv_head * p.group + (b.work.row_start + lr) % p.group
 }
 
+/// Row of the [tokens, q_heads] Q / O / LSE tensors for token `i` of the CTA's request and local
+/// packed row `lr`.
+#[inline(always)]
+fn q_row(p: &DecodeParams, b: &Block, i: u32, lr: u32) -> u32 {
+    (b.first_token + i) * p.q_heads + row_head(p, b, lr)
+}
+
 /// Wait for the previous kernel, then stage the CTA's Q rows in shared memory as `EQ` (one
 /// 16-dim block, two chunks, per step, in the k order of K's fragments; rows past the request's
 /// tokens are zero) and, for row-scaled formats, each row's score factor. Ends with a consumer
@@ -590,7 +597,7 @@ unsafe fn stage_q<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) -> S
         let (lr, blk) = (idx / blocks, idx % blocks);
         let (i, real) = row_token(p, b, lr);
         let mut w = if real {
-            let row = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 * O::Q::ELEM_BYTES as u64;
+            let row = q_row(p, b, i, lr) as u64 * D as u64 * O::Q::ELEM_BYTES as u64;
             // SAFETY: a real row of the validated Q tensor.
             unsafe { O::Q::load_block(p.q + row, blk) }
         } else {
@@ -1660,7 +1667,7 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
         if real {
             if final_out {
                 if p.lse != NONE_ADDR {
-                    let at = (b.first_token + i) * p.q_heads + row_head(p, b, lr);
+                    let at = q_row(p, b, i, lr);
                     // SAFETY: a real row of the validated LSE tensor.
                     unsafe { *Gmem::<f32>::from_addr(p.lse).add(at as u64).ptr() = lse_log2 * LN_2 };
                 }
@@ -1749,7 +1756,7 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
 /// `(i, lr)` is a real row of the validated output; `d % 8 == 0`, `d + 8 <= D`.
 #[inline(always)]
 unsafe fn store_out8<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i: u32, lr: u32, d: u32, o: &[f32; 8]) {
-    let at = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 + d as u64;
+    let at = q_row(p, b, i, lr) as u64 * D as u64 + d as u64;
     let v = [O::EO::pack(o[0], o[1]), O::EO::pack(o[2], o[3]), O::EO::pack(o[4], o[5]), O::EO::pack(o[6], o[7])];
     // SAFETY: forwarded; 16-byte aligned (D % 8 == 0).
     unsafe { st_global_v4_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
@@ -1763,7 +1770,7 @@ unsafe fn store_out8<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i
 #[cfg(target_feature = "sm_90")]
 #[inline(always)]
 unsafe fn store_out4<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i: u32, lr: u32, d: u32, o: &[f32; 4]) {
-    let at = ((b.first_token + i) * p.q_heads + row_head(p, b, lr)) as u64 * D as u64 + d as u64;
+    let at = q_row(p, b, i, lr) as u64 * D as u64 + d as u64;
     let v = [O::EO::pack(o[0], o[1]), O::EO::pack(o[2], o[3])];
     // SAFETY: forwarded; 8-byte aligned (d % 4 == 0).
     unsafe { st_global_v2_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
@@ -1871,7 +1878,7 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
             };
             if d == 0 && p.lse != NONE_ADDR {
                 let lse_ln = if l != 0.0 { (m + lg2_approx_ftz_f32(l)) * LN_2 } else { f32::NEG_INFINITY };
-                let at = (b.first_token + i) * p.q_heads + row_head(p, b, lr);
+                let at = q_row(p, b, i, lr);
                 // SAFETY: a real row of the validated LSE tensor.
                 unsafe { *Gmem::<f32>::from_addr(p.lse).add(at as u64).ptr() = lse_ln };
             }
