@@ -382,7 +382,7 @@ pub const fn producer_warps(
 ) -> u32 {
     if kv_elem_bytes == 2 && head_dim == 128 && m_tiles == 2 && row_groups == 1 {
         MAX_PRODUCER_WARPS
-    } else if kv_elem_bytes == 2 && head_dim == 256 && row_groups > 1 {
+    } else if kv_elem_bytes == 2 && head_dim == 256 {
         D256_PRODUCER_WARPS
     } else {
         1
