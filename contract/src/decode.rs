@@ -309,11 +309,7 @@ pub const fn stages_for(head_dim: u32, kv_elem_bytes: u32, m_tiles: u32, narrow:
     } else {
         96 * 1024
     };
-    let s = if head_dim == 256 && kv_elem_bytes == 2 && m_tiles == 1 && !narrow {
-        3 // EXPERIMENT (sm_90 only: 201 KiB)
-    } else {
-        ring / stage
-    };
+    let s = ring / stage;
     if s < 2 {
         2
     } else if s > 6 {
