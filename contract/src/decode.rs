@@ -357,13 +357,15 @@ pub const fn max_registers(
     }
 }
 
-/// Load warps of the 16-bit head-dim-256 variants that hold more than 16 rows (`_d256_g64`,
-/// and the row-split `_d256_w32`, `_w64`), which run one CTA per SM. The wgmma consumers take
+/// Load warps of the 16-bit head-dim-256 variants (`_d256_m16`, `_d256_g64`, and the row-split
+/// `_d256_w32`, `_w64`), which run one CTA per SM. The wgmma consumers take
 /// 1.6-1.9 us per 64 KiB tile when the tiles come by TMA, and 2.4-2.6 us when one load warp
 /// issues the 4096 16-byte `cp.async` of a tile, 128 warp-wide instructions (pages of under 16
 /// tokens, or of sizes no TMA box fits); with two load warps 1.5-1.6 us (docs/perf.md session
 /// 30, changes 100-101). Four warps' page-id rings do not fit beside the `_g64`'s three 64 KiB
-/// stages; two do.
+/// stages; two do. The key-split `_d256_m16` (session 42, docs/perf.md change 123): -1..4% on
+/// 7 of 8 shapes of 1-16 rows, +2% on one ragged batch; a third 64 KiB stage on top lost
+/// again what it gained (as in change 45).
 pub const D256_PRODUCER_WARPS: u32 = 2;
 
 /// Load warps of a variant. 16-bit K/V at head dim 128 with two m tiles (245 registers, one
@@ -372,8 +374,8 @@ pub const D256_PRODUCER_WARPS: u32 = 2;
 /// queue (docs/perf.md, change 27: X3 -6.6%, X8 -3.5%). Every other variant takes one: at two
 /// or three CTAs per SM more load warps cost registers (two CTAs of six warps need a
 /// 128-register cap) and measured 5-7% slower; the fp8 m32 consumers are issue-bound and lost
-/// 2.6% (X9); head dim 256 did not move (X2); the row-split variants run two CTAs per SM.
-/// The 16-bit head-dim-256 variants past 16 rows take [`D256_PRODUCER_WARPS`].
+/// 2.6% (X9); the row-split variants run two CTAs per SM. The 16-bit head-dim-256 variants
+/// (one CTA per SM) take [`D256_PRODUCER_WARPS`].
 pub const fn producer_warps(
     kv_elem_bytes: u32,
     head_dim: u32,
@@ -382,7 +384,7 @@ pub const fn producer_warps(
 ) -> u32 {
     if kv_elem_bytes == 2 && head_dim == 128 && m_tiles == 2 && row_groups == 1 {
         MAX_PRODUCER_WARPS
-    } else if kv_elem_bytes == 2 && head_dim == 256 && row_groups > 1 {
+    } else if kv_elem_bytes == 2 && head_dim == 256 {
         D256_PRODUCER_WARPS
     } else {
         1
