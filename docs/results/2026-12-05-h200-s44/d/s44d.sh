@@ -13,7 +13,7 @@ for r in 1 2; do
   i=0
   while IFS= read -r line; do
     i=$((i+1)); w="${line%%|*}"; cfg="${line#*|}"
-    rem=$((560 - (SECONDS - start))); [ $rem -gt 20 ] || break 2
+    rem=$((380 - (SECONDS - start))); [ $rem -gt 20 ] || break 2
     echo "cfg $w: $cfg" > $R/b-$r-$i.log
     timeout 40 $B bench --workloads $w $cfg >> $R/b-$r-$i.log 2>&1; save "r$r $i $w ($cfg) rc $?"
   done < target/bundle/s44d-configs.txt
