@@ -227,6 +227,9 @@ pub struct Knobs {
     pub kv_layout: KvLayout,
     /// `--paged-probe [kv-head|token]`: time the paged read probe instead of decode.
     pub paged_probe: Option<ferroflash::bench::ProbeCut>,
+    /// `--plan-only`: build each case's plan on this device and print it, without checking or
+    /// timing (which plan a GPU's caps give, e.g. after a planner change).
+    pub plan_only: bool,
 }
 
 impl Default for Knobs {
@@ -251,6 +254,7 @@ impl Default for Knobs {
             early_kv: c.early_kv,
             kv_layout: c.kv_layout,
             paged_probe: None,
+            plan_only: false,
         }
     }
 }
@@ -647,6 +651,17 @@ fn bench_case(
     let t0 = Instant::now();
     let mut c = Case::build(dev, spec, page, rot_gib, knobs)?;
     let probe = c.probe.is_some();
+    if knobs.plan_only {
+        let (note, model_us) = plan_note(dev, &c, ceil);
+        return Ok(serde_json::json!({
+            "peer": "ferroflash",
+            "workload": c.name,
+            "layout": layout_name(&c, page),
+            "status": "plan",
+            "model_us": model_us,
+            "note": note,
+        }));
+    }
     let rel_err = if probe { f64::NAN } else { c.check(dev, 2)? };
     let sets = c.plans.len();
     let calls = sets.max(16);
@@ -690,18 +705,11 @@ fn bench_case(
     let rel_err_after = if probe { f64::NAN } else { c.check(dev, 1)? };
     let tbps = c.min_bytes / (ms * 1e-3) / 1e12;
     let plan = c.plans[0].plan();
-    // The split model's estimate (Note [split heuristic]): tile-times, one tile-time being a
-    // tile of K/V per CTA of a full wave streaming at the read ceiling.
-    let wave = (dev.caps().sm_count * c.plans[0].ctas_per_sm()) as f64;
-    let tile_us = c.plans[0].kv_tile_bytes() as f64 * wave / (ceil.read_tbps * 1e12) * 1e6;
-    let model_us = c.plans[0].model_estimate_tiles(dev) * tile_us;
+    let (note, model_us) = plan_note(dev, &c, ceil);
     Ok(serde_json::json!({
         "peer": if probe { "ferroflash-paged-probe" } else { "ferroflash" },
         "workload": c.name,
-        "layout": match c.cfg.kv_layout {
-            KvLayout::Nhd => format!("paged p{page}"),
-            KvLayout::Hnd => format!("paged p{page} hnd"),
-        },
+        "layout": layout_name(&c, page),
         "min_bytes": c.min_bytes,
         "ms": ms,
         "eager_ms": eager_ms,
@@ -722,32 +730,56 @@ fn bench_case(
                 _ => "the plan's cut",
             },
             plan.merge.len(),
-        ) } else { format!(
-            "{} CTAs ({}/SM){}, {} merged blocks{}{}, {}, model {model_us:.1} us",
-            plan.work.len(),
-            c.plans[0].ctas_per_sm(),
-            if plan.balanced { ", balanced" } else { "" },
-            plan.merge.len(),
-            if !plan.merge.is_empty() && c.plans[0].cluster_splits() == 0 {
-                format!(" x{} combine CTAs", c.plans[0].combine_parts())
-            } else {
-                String::new()
-            },
-            match (c.plans[0].cluster_splits(), plan.merge.first().map(|m| m.num_splits)) {
-                (0, Some(n)) if n <= ferroflash_contract::decode::MAX_CLUSTER_SPLITS && plan.merge.iter().all(|m| m.num_splits == n) => format!(
-                    " (clusters of {n}: {} fit, not used)",
-                    c.plans[0].cluster_capacity(dev, n).unwrap_or(0)
-                ),
-                (0, _) => String::new(),
-                (n, _) => format!(" in clusters of {n}"),
-            },
-            c.plans[0].kernel()
-        ) },
+        ) } else { note },
         "sets": sets,
         "model_us": if probe { f64::NAN } else { model_us },
         "ceilings_from": ceil.source,
         "setup_s": (t0.elapsed().as_secs_f64() * 10.0).round() / 10.0,
     }))
+}
+
+fn layout_name(c: &Case, page: u32) -> String {
+    match c.cfg.kv_layout {
+        KvLayout::Nhd => format!("paged p{page}"),
+        KvLayout::Hnd => format!("paged p{page} hnd"),
+    }
+}
+
+/// A case's plan in words, and the split model's estimate in us (Note [split heuristic]): one
+/// tile-time is a tile of K/V per CTA of a full wave streaming at the read ceiling.
+fn plan_note(dev: &Device, c: &Case, ceil: Ceilings) -> (String, f64) {
+    let plan = c.plans[0].plan();
+    let wave = (dev.caps().sm_count * c.plans[0].ctas_per_sm()) as f64;
+    let tile_us = c.plans[0].kv_tile_bytes() as f64 * wave / (ceil.read_tbps * 1e12) * 1e6;
+    let model_us = c.plans[0].model_estimate_tiles(dev) * tile_us;
+    let note = format!(
+        "{} CTAs ({}/SM){}, {} merged blocks{}{}, {}, model {model_us:.1} us",
+        plan.work.len(),
+        c.plans[0].ctas_per_sm(),
+        if plan.balanced { ", balanced" } else { "" },
+        plan.merge.len(),
+        if !plan.merge.is_empty() && c.plans[0].cluster_splits() == 0 {
+            format!(" x{} combine CTAs", c.plans[0].combine_parts())
+        } else {
+            String::new()
+        },
+        match (
+            c.plans[0].cluster_splits(),
+            plan.merge.first().map(|m| m.num_splits)
+        ) {
+            (0, Some(n))
+                if n <= ferroflash_contract::decode::MAX_CLUSTER_SPLITS
+                    && plan.merge.iter().all(|m| m.num_splits == n) =>
+                format!(
+                    " (clusters of {n}: {} fit, not used)",
+                    c.plans[0].cluster_capacity(dev, n).unwrap_or(0)
+                ),
+            (0, _) => String::new(),
+            (n, _) => format!(" in clusters of {n}"),
+        },
+        c.plans[0].kernel()
+    );
+    (note, model_us)
 }
 
 fn read_env_ceilings(path: &str) -> Option<(f64, f64)> {
@@ -823,7 +855,14 @@ pub fn bench(
             let rec = bench_case(&dev, spec, page, ceil, rot_gib, knobs, timeline_dir);
             match rec {
                 Ok(r) => {
-                    if r["status"] == "ok" {
+                    if r["status"] == "plan" {
+                        println!(
+                            "{:<22} {:<10} plan: {}",
+                            spec.name,
+                            r["layout"].as_str().unwrap(),
+                            r["note"].as_str().unwrap()
+                        );
+                    } else if r["status"] == "ok" {
                         println!(
                             "{:<22} {:<10} {:>9.1} {:>9.1} {:>7.2} {:>7.1} {:>7.1} {:>9.1e}  {}",
                             spec.name,

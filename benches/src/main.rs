@@ -120,6 +120,10 @@ enum Cmd {
         /// tokens (whole pages), in as many CTAs.
         #[arg(long, value_name = "CUT", num_args = 0..=1, default_missing_value = "kv-head")]
         paged_probe: Option<String>,
+        /// Print each case's plan on this GPU (variant, CTAs, splits, merge, model estimate)
+        /// without checking or timing it; one set of pages (`--rot-gib` ignored).
+        #[arg(long)]
+        plan_only: bool,
     },
     /// The streaming-read ceiling against the bytes one kernel reads (short-kernel ramp).
     Probe {
@@ -178,6 +182,7 @@ fn main() {
             kv_layout,
             timeline,
             paged_probe,
+            plan_only,
         } => {
             let splits = match splits.as_str() {
                 "auto" => Ok(ferroflash::Splits::Auto),
@@ -236,13 +241,14 @@ fn main() {
                     early_kv: early_kv?,
                     kv_layout: kv_layout?,
                     paged_probe: paged_probe?,
+                    plan_only,
                 };
                 load(&common).and_then(|w| {
                     gpu::bench(
                         &w,
                         jsonl.as_deref(),
                         env_json.as_deref(),
-                        rot_gib,
+                        if plan_only { 0.0 } else { rot_gib },
                         knobs,
                         timeline.as_deref(),
                     )
