@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# plandiff.py lives in ../c/ (identical; copy it into target/bundle).
 # Session 45 call b: change 125 (lone cap per GPU). ferroflash = main + bench --plan-only,
 # ferroflash-125 = that + 125. (1) plan-only of both over every workload file; (2) plandiff.py
 # writes the shapes whose plan differs; (3) bench of both on those shapes, two interleaved rounds
