@@ -705,7 +705,11 @@ fn bench_case(
     let rel_err_after = if probe { f64::NAN } else { c.check(dev, 1)? };
     let tbps = c.min_bytes / (ms * 1e-3) / 1e12;
     let plan = c.plans[0].plan();
-    let (note, model_us) = plan_note(dev, &c, ceil);
+    let (note, model_us) = if probe {
+        (String::new(), f64::NAN)
+    } else {
+        plan_note(dev, &c, ceil)
+    };
     Ok(serde_json::json!({
         "peer": if probe { "ferroflash-paged-probe" } else { "ferroflash" },
         "workload": c.name,
@@ -732,7 +736,7 @@ fn bench_case(
             plan.merge.len(),
         ) } else { note },
         "sets": sets,
-        "model_us": if probe { f64::NAN } else { model_us },
+        "model_us": model_us,
         "ceilings_from": ceil.source,
         "setup_s": (t0.elapsed().as_secs_f64() * 10.0).round() / 10.0,
     }))
