@@ -4,6 +4,7 @@
 # W1-W6 twice and W7 with the peers' env; (3) on an H100: plan-only of both binaries over the
 # workload files (which plans 125 changes); on an H200: plan-only on W1-W7 of both;
 # (4) the GPU test suite in the time left.
+# Inputs: w7.toml and sweep44.toml from docs/results/2026-12-05-h200-s44/b/, copied into target/bundle.
 cd "$(dirname "$0")/../.."
 R=/tmp/s45a; mkdir -p $R
 for f in target/bundle/*.xz; do xz -d -f "$f"; chmod +x "${f%.xz}"; done

@@ -5,6 +5,7 @@
 # On an H100: the GPU suite, plan-only over every workload file at this GPU's bandwidth (125)
 # and at the H200's (4.9167 TB/s: the plans before 125), plandiff.py, then bench of the shapes
 # whose plan differs both ways, two interleaved rounds (--rot-gib 0.5).
+# Inputs: w7.toml and sweep44.toml from docs/results/2026-12-05-h200-s44/b/, copied into target/bundle.
 cd "$(dirname "$0")/../.."
 R=/tmp/s45c; mkdir -p $R
 for f in target/bundle/*.xz; do xz -d -f "$f"; chmod +x "${f%.xz}"; done
