@@ -155,17 +155,28 @@ impl Buf {
         })
     }
     /// `elems` elements, element `e` = `pattern[(e + offset) % len]`.
-    fn fill(dev: &Device, pattern: &Storage, elems: usize, offset: usize) -> Result<Buf, String> {
+    /// A pool of `elems` elements repeating `pattern` from `offset`; left unwritten when `fill`
+    /// is false (`--plan-only`, which launches nothing: the host-side fill of a large pool
+    /// costs about a second per case).
+    fn fill(
+        dev: &Device,
+        pattern: &Storage,
+        elems: usize,
+        offset: usize,
+        fill: bool,
+    ) -> Result<Buf, String> {
         fn go<T: Copy + cudarc::driver::DeviceRepr>(
             dev: &Device,
             pat: &[T],
             elems: usize,
             offset: usize,
+            fill: bool,
         ) -> Result<CudaSlice<T>, String> {
             let s = dev.stream();
-            // SAFETY: every element is written by the copies below before any kernel reads it.
+            // SAFETY: every element is written by the copies below before any kernel reads it,
+            // or (`fill` false) no kernel reads the pool.
             let mut pool = unsafe { s.alloc::<T>(elems) }.map_err(drv("alloc pool"))?;
-            let mut off = 0;
+            let mut off = if fill { 0 } else { elems };
             while off < elems {
                 let n = (elems - off).min(pat.len());
                 let start = (off + offset) % pat.len();
@@ -177,8 +188,8 @@ impl Buf {
             Ok(pool)
         }
         Ok(match pattern {
-            Storage::U16(p) => Buf::B16(go(dev, p, elems, offset)?),
-            Storage::U8(p) => Buf::B8(go(dev, p, elems, offset)?),
+            Storage::U16(p) => Buf::B16(go(dev, p, elems, offset, fill)?),
+            Storage::U8(p) => Buf::B8(go(dev, p, elems, offset, fill)?),
         })
     }
 }
@@ -319,8 +330,9 @@ impl Case {
         let raw: Vec<f32> = (0..BLOCK_ELEMS).map(|_| rng.normal()).collect();
         let (pattern, kv_scale) = encode_scaled(kv_dtype, &raw);
         let block = pattern.decode(kv_dtype);
-        let k = Buf::fill(dev, &pattern, pool_elems, 0)?;
-        let v = Buf::fill(dev, &pattern, pool_elems, BLOCK_ELEMS / 3)?;
+        let fill = !knobs.plan_only;
+        let k = Buf::fill(dev, &pattern, pool_elems, 0, fill)?;
+        let v = Buf::fill(dev, &pattern, pool_elems, BLOCK_ELEMS / 3, fill)?;
         let q_indptr: Vec<u32> = (0..=lens.len() as u32).map(|r| r * spec.q_len).collect();
         let tokens = *q_indptr.last().unwrap() as usize;
         let q_raw: Vec<f32> = (0..tokens * (qh * d) as usize)
