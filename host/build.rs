@@ -18,6 +18,9 @@ fn main() {
         println!("cargo:rerun-if-changed={}", workspace.join(dir).display());
     }
     println!("cargo:rerun-if-env-changed=FF_TILE_STAMPS");
+    println!("cargo:rerun-if-env-changed=FF_CUBIN");
+    println!("cargo:rerun-if-env-changed=PTXAS");
+    println!("cargo::rustc-check-cfg=cfg(ff_cubin)");
     println!("cargo::rustc-check-cfg=cfg(ff_tile_stamps)");
     if ptxbuild::tile_stamps() {
         println!("cargo:rustc-cfg=ff_tile_stamps");
@@ -39,6 +42,12 @@ fn main() {
                 let var = format!("FF_PTX_{}", arch.name().to_uppercase());
                 println!("cargo:rustc-env={var}={}", path.display());
                 println!("cargo:rerun-if-changed={}", path.display());
+                if arch == ptxbuild::Arch::Sm90a && ptxbuild::cubin_wanted() {
+                    let cubin = ptxbuild::assemble(&workspace, arch, &path)
+                        .unwrap_or_else(|e| panic!("FF_CUBIN=1: {e}"));
+                    println!("cargo:rustc-env=FF_CUBIN_SM_90A={}", cubin.display());
+                    println!("cargo:rustc-cfg=ff_cubin");
+                }
             }
             Err(e) => panic!("PTX build for {} failed: {e}", arch.name()),
         }

@@ -822,12 +822,17 @@ pub fn bench(
     // needed; without it, decode calls can be captured into a CUDA graph.
     unsafe { dev.context().disable_event_tracking() };
     println!(
-        "device: {} ({} SMs, sm_{}{}), module {}",
+        "device: {} ({} SMs, sm_{}{}), module {} ({})",
         dev.caps().name,
         dev.caps().sm_count,
         dev.caps().compute_capability.0,
         dev.caps().compute_capability.1,
-        dev.arch().name()
+        dev.arch().name(),
+        if dev.kernels_from_cubin() {
+            "embedded cubin"
+        } else {
+            "PTX, JIT per entry"
+        }
     );
     let (own_copy, own_read) = measure_ceilings(&dev)?;
     let env_path = env_json

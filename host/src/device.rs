@@ -4,9 +4,9 @@
 use crate::error::{Error, Result};
 use crate::module::{arch_set_of, needs, ModuleArch};
 use cudarc::driver::sys::CUdevice_attribute as Attr;
-use cudarc::driver::{CudaContext, CudaFunction, CudaStream};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaStream};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// What the planner and the launch layer need to know about a GPU.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,8 +43,11 @@ pub struct Device {
     caps: DeviceCaps,
     arch: ModuleArch,
     /// Loaded kernels, each from its own one-entry module (See Note [one module per entry] in
-    /// docs/DESIGN.md), JIT-compiled by the driver on first use.
+    /// docs/DESIGN.md), JIT-compiled by the driver on first use, or from the embedded cubin.
     functions: Mutex<HashMap<&'static str, CudaFunction>>,
+    /// The embedded cubin of this device's module, loaded on first use; `None` where the build
+    /// embedded none, `FF_JIT_PTX=1` asks for the PTX path, or the driver refused the image.
+    cubin: OnceLock<Option<Arc<CudaModule>>>,
     /// Answers of the cluster occupancy query.
     cluster_capacity: Mutex<HashMap<ClusterQuery, u32>>,
 }
@@ -127,6 +130,7 @@ impl Device {
             caps,
             arch,
             functions: Mutex::new(HashMap::new()),
+            cubin: OnceLock::new(),
             cluster_capacity: Mutex::new(HashMap::new()),
         })
     }
@@ -166,16 +170,43 @@ impl Device {
         if let Some(f) = map.get(name) {
             return Ok(f.clone());
         }
-        let text = self.arch.split().module_of(name).ok_or_else(not_here)?;
         // The module stays loaded while a function of it lives (cudarc keeps it).
-        let f = self
-            .ctx
-            .load_module(cudarc::nvrtc::Ptx::from_src(text))
-            .map_err(Error::driver("cuModuleLoadData"))?
+        let module = match self.cubin_module() {
+            Some(m) => m.clone(),
+            None => {
+                let text = self.arch.split().module_of(name).ok_or_else(not_here)?;
+                self.ctx
+                    .load_module(cudarc::nvrtc::Ptx::from_src(text))
+                    .map_err(Error::driver("cuModuleLoadData"))?
+            }
+        };
+        let f = module
             .load_function(name)
             .map_err(Error::driver("cuModuleGetFunction"))?;
         map.insert(name, f.clone());
         Ok(f)
+    }
+
+    /// The whole module from the embedded cubin, loaded once (no JIT); `None` sends the caller
+    /// to the per-entry PTX.
+    fn cubin_module(&self) -> Option<&Arc<CudaModule>> {
+        self.cubin
+            .get_or_init(|| {
+                let image = self.arch.cubin()?;
+                if std::env::var("FF_JIT_PTX").is_ok_and(|v| v == "1") {
+                    return None;
+                }
+                self.ctx
+                    .load_module(cudarc::nvrtc::Ptx::from_binary(image.to_vec()))
+                    .ok()
+            })
+            .as_ref()
+    }
+
+    /// Whether this device's kernels come from the embedded cubin (loaded without JIT) rather
+    /// than the per-entry PTX.
+    pub fn kernels_from_cubin(&self) -> bool {
+        self.cubin_module().is_some()
     }
 
     /// Load (and have the driver JIT-compile) the kernels `ferroflash` may launch here now,

@@ -51,6 +51,16 @@ impl ModuleArch {
         }
     }
 
+    /// The module assembled by ptxas 13.0 at build time, where the build embedded one
+    /// (`FF_CUBIN=1`, as `cargo xtask bundle` builds; sm_90a only): loaded whole, without JIT.
+    pub fn cubin(self) -> Option<&'static [u8]> {
+        match self {
+            #[cfg(ff_cubin)]
+            ModuleArch::Sm90a => Some(include_bytes!(env!("FF_CUBIN_SM_90A"))),
+            _ => None,
+        }
+    }
+
     /// The module's entries, each as a module of its own (See Note [one module per entry] in
     /// docs/DESIGN.md), indexed once per process.
     pub fn split(self) -> &'static ptxbuild::EntrySplit<'static> {

@@ -71,6 +71,56 @@ pub fn tile_stamps() -> bool {
     std::env::var("FF_TILE_STAMPS").is_ok_and(|v| v == "1")
 }
 
+/// `FF_CUBIN=1`: also assemble the sm_90a module to a cubin with ptxas at build time and embed
+/// it, so a Hopper GPU loads every kernel at once without the driver's JIT (See Note [one module
+/// per entry] in docs/DESIGN.md). `cargo xtask bundle` sets it.
+pub fn cubin_wanted() -> bool {
+    std::env::var("FF_CUBIN").is_ok_and(|v| v == "1")
+}
+
+/// The ptxas to use: `$PTXAS`, else the one `setup.sh` installs under `<workspace>/.tools/`, else
+/// `ptxas` on the PATH.
+pub fn ptxas(workspace_root: &Path) -> Result<PathBuf, String> {
+    if let Ok(p) = std::env::var("PTXAS") {
+        return Ok(PathBuf::from(p));
+    }
+    let local = workspace_root.join(".tools/py/nvidia/cu13/bin/ptxas");
+    if local.exists() {
+        return Ok(local);
+    }
+    if Command::new("ptxas")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        return Ok(PathBuf::from("ptxas"));
+    }
+    Err(
+        "ptxas not found: run ./setup.sh (pip nvidia-cuda-nvcc==13.0.88 into .tools/) or set PTXAS"
+            .into(),
+    )
+}
+
+/// Assemble the PTX at `ptx` for `arch` into `<ptx>.cubin` (next to it) and return that path.
+pub fn assemble(workspace_root: &Path, arch: Arch, ptx: &Path) -> Result<PathBuf, String> {
+    let cubin = ptx.with_extension("cubin");
+    let out = Command::new(ptxas(workspace_root)?)
+        .arg(format!("-arch={}", arch.name()))
+        .arg(ptx)
+        .arg("-o")
+        .arg(&cubin)
+        .output()
+        .map_err(|e| format!("running ptxas: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "ptxas rejected {}:\n{}",
+            ptx.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    Ok(cubin)
+}
+
 /// Compile `kernels-gpu` for `arch` and return the path of its PTX.
 ///
 /// `cargo` is the cargo binary to run (build scripts pass `$CARGO`). The nested build uses

@@ -61,12 +61,17 @@ pub fn run(filter: Option<&str>) -> Summary {
     let dev = match Device::new(0) {
         Ok(d) => {
             println!(
-                "device: {} (sm_{}{}, {} SMs), module {}",
+                "device: {} (sm_{}{}, {} SMs), module {} ({})",
                 d.caps().name,
                 d.caps().compute_capability.0,
                 d.caps().compute_capability.1,
                 d.caps().sm_count,
-                d.arch().name()
+                d.arch().name(),
+                if d.kernels_from_cubin() {
+                    "embedded cubin"
+                } else {
+                    "PTX, JIT per entry"
+                }
             );
             Some(d)
         }

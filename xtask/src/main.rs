@@ -100,24 +100,7 @@ fn cmd_ptx(root: &Path, args: &[String]) -> Result<(), String> {
 
 /// ptxas: `$PTXAS`, the pip-installed copy under `.tools/`, or the one on PATH.
 fn ptxas(root: &Path) -> Result<PathBuf, String> {
-    if let Ok(p) = std::env::var("PTXAS") {
-        return Ok(PathBuf::from(p));
-    }
-    let local = root.join(".tools/py/nvidia/cu13/bin/ptxas");
-    if local.exists() {
-        return Ok(local);
-    }
-    if Command::new("ptxas")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-    {
-        return Ok(PathBuf::from("ptxas"));
-    }
-    Err(
-        "ptxas not found: run ./setup.sh (pip nvidia-cuda-nvcc==13.0.88 into .tools/) or set PTXAS"
-            .into(),
-    )
+    ptxbuild::ptxas(root)
 }
 
 #[derive(Default, Clone)]
@@ -434,8 +417,10 @@ fn cmd_sass(root: &Path, args: &[String]) -> Result<(), String> {
 
 /// Build release binaries and lay out target/bundle/.
 fn cmd_bundle(root: &Path) -> Result<(), String> {
+    // FF_CUBIN=1: the binaries embed the sm_90a cubin, so a Hopper GPU loads without JIT.
     let status = Command::new(cargo())
         .current_dir(root)
+        .env("FF_CUBIN", "1")
         .args([
             "build",
             "--release",
