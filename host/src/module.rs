@@ -121,6 +121,24 @@ mod tests {
     }
 
     #[test]
+    fn only_sm_90a_may_embed_a_cubin_and_it_is_a_cuda_elf() {
+        for arch in ModuleArch::ALL {
+            let Some(image) = arch.cubin() else { continue };
+            assert_eq!(arch, ModuleArch::Sm90a);
+            assert_eq!(&image[..4], b"\x7fELF", "cubin magic");
+            // e_machine 190 = EM_CUDA (little-endian, offset 18).
+            assert_eq!(u16::from_le_bytes([image[18], image[19]]), 190);
+            for name in ptxbuild::entries(arch.ptx()) {
+                let sym = format!(".text.{name}");
+                assert!(
+                    image.windows(sym.len()).any(|w| w == sym.as_bytes()),
+                    "{name} in the cubin"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn every_entry_splits_into_a_whole_module() {
         for arch in ModuleArch::ALL {
             let text = arch.ptx();
