@@ -828,11 +828,7 @@ pub fn bench(
         dev.caps().compute_capability.0,
         dev.caps().compute_capability.1,
         dev.arch().name(),
-        if dev.kernels_from_cubin() {
-            "embedded cubin"
-        } else {
-            "PTX, JIT per entry"
-        }
+        dev.kernel_source()
     );
     let (own_copy, own_read) = measure_ceilings(&dev)?;
     let env_path = env_json

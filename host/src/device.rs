@@ -203,10 +203,14 @@ impl Device {
             .as_ref()
     }
 
-    /// Whether this device's kernels come from the embedded cubin (loaded without JIT) rather
-    /// than the per-entry PTX.
-    pub fn kernels_from_cubin(&self) -> bool {
-        self.cubin_module().is_some()
+    /// Where this device's kernels come from, for logs: `"embedded cubin"` (loaded without JIT)
+    /// or `"PTX, JIT per entry"`.
+    pub fn kernel_source(&self) -> &'static str {
+        if self.cubin_module().is_some() {
+            "embedded cubin"
+        } else {
+            "PTX, JIT per entry"
+        }
     }
 
     /// Load (and have the driver JIT-compile) the kernels `ferroflash` may launch here now,

@@ -101,9 +101,11 @@ pub fn ptxas(workspace_root: &Path) -> Result<PathBuf, String> {
     )
 }
 
-/// Assemble the PTX at `ptx` for `arch` into `<ptx>.cubin` (next to it) and return that path.
+/// Assemble the PTX at `ptx` for `arch` into `<arch>.embed.cubin` next to it and return that
+/// path (not `<arch>.cubin`, which `cargo xtask report` rewrites: the embedding build would
+/// rebuild after every report).
 pub fn assemble(workspace_root: &Path, arch: Arch, ptx: &Path) -> Result<PathBuf, String> {
-    let cubin = ptx.with_extension("cubin");
+    let cubin = ptx.with_extension("embed.cubin");
     let out = Command::new(ptxas(workspace_root)?)
         .arg(format!("-arch={}", arch.name()))
         .arg(ptx)

@@ -67,11 +67,7 @@ pub fn run(filter: Option<&str>) -> Summary {
                 d.caps().compute_capability.1,
                 d.caps().sm_count,
                 d.arch().name(),
-                if d.kernels_from_cubin() {
-                    "embedded cubin"
-                } else {
-                    "PTX, JIT per entry"
-                }
+                d.kernel_source()
             );
             Some(d)
         }

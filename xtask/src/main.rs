@@ -28,7 +28,7 @@ fn main() {
         Some("report") => cmd_report(&root, &args[1..]),
         Some("bundle") => cmd_bundle(&root),
         Some("sass") => cmd_sass(&root, &args[1..]),
-        Some("ptxas-path") => ptxas(&root).map(|p| println!("{}", p.display())),
+        Some("ptxas-path") => ptxbuild::ptxas(&root).map(|p| println!("{}", p.display())),
         Some("timeline") => timeline::cmd_timeline(&args[1..]),
         _ => Err("usage: cargo xtask ptx <entry> [--arch A] | sass <entry> [--arch A] | report [--arch A] | bundle | ptxas-path | timeline FILE...".into()),
     };
@@ -98,11 +98,6 @@ fn cmd_ptx(root: &Path, args: &[String]) -> Result<(), String> {
     }
 }
 
-/// ptxas: `$PTXAS`, the pip-installed copy under `.tools/`, or the one on PATH.
-fn ptxas(root: &Path) -> Result<PathBuf, String> {
-    ptxbuild::ptxas(root)
-}
-
 #[derive(Default, Clone)]
 struct Resources {
     registers: u32,
@@ -124,7 +119,7 @@ fn ptxas_resources(
     // ptxas writes its per-entry lines to both streams; merge them in order through the shell.
     let cmd = format!(
         "'{}' -v -arch={} '{}' -o '{}' 2>&1",
-        ptxas(root)?.display(),
+        ptxbuild::ptxas(root)?.display(),
         arch.name(),
         ptx_path.display(),
         out_cubin.display()
