@@ -20,7 +20,7 @@ one() { # tool filter
   save "$1 $2 rc $? ($(grep -E 'passed,|ERROR SUMMARY|RACECHECK SUMMARY' $log | tr '\n' ' '))"
 }
 S=D00,D07,D09,R26,R02,R05
-for round in 1 2; do
+for round in $( [ -n "${SKIP_BAL:-}" ] || echo 1 2); do
   for bal in auto off; do
     timeout 60 target/bundle/ferroflash bench --workload-file target/bundle/diff46.toml --workloads $S --rot-gib 0.5 --plan-dram-tbps 4.9167 --balance $bal > $R/bench-bal-$bal-$round.log 2>&1; save "bench balance $bal round $round rc $?"
   done
