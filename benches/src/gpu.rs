@@ -156,8 +156,8 @@ impl Buf {
     }
     /// `elems` elements, element `e` = `pattern[(e + offset) % len]`.
     /// A pool of `elems` elements repeating `pattern` from `offset`; left unwritten when `fill`
-    /// is false (`--plan-only`, which launches nothing: the host-side fill of a large pool
-    /// costs about a second per case).
+    /// is false (`--plan-only`, which launches nothing). One period is uploaded and the rest
+    /// copied on the device (the host-side fill of a large pool cost about a second per case).
     fn fill(
         dev: &Device,
         pattern: &Storage,
@@ -176,14 +176,23 @@ impl Buf {
             // SAFETY: every element is written by the copies below before any kernel reads it,
             // or (`fill` false) no kernel reads the pool.
             let mut pool = unsafe { s.alloc::<T>(elems) }.map_err(drv("alloc pool"))?;
-            let mut off = if fill { 0 } else { elems };
-            while off < elems {
-                let n = (elems - off).min(pat.len());
-                let start = (off + offset) % pat.len();
-                let src: Vec<T> = (0..n).map(|i| pat[(start + i) % pat.len()]).collect();
-                s.memcpy_htod(&src, &mut pool.slice_mut(off..off + n))
+            if !fill || elems == 0 {
+                return Ok(pool);
+            }
+            // One period from the host, then doubling copies on the device: with `m` a
+            // multiple of the period, element `m + i` equals element `i`.
+            let period = pat.len();
+            let first = elems.min(period);
+            let src: Vec<T> = (0..first).map(|i| pat[(i + offset) % period]).collect();
+            s.memcpy_htod(&src, &mut pool.slice_mut(0..first))
+                .map_err(drv("fill pool"))?;
+            let mut m = first;
+            while m < elems {
+                let n = m.min(elems - m);
+                let (head, mut tail) = pool.split_at_mut(m);
+                s.memcpy_dtod(&head.slice(0..n), &mut tail.slice_mut(0..n))
                     .map_err(drv("fill pool"))?;
-                off += n;
+                m += n;
             }
             Ok(pool)
         }
