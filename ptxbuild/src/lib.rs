@@ -101,26 +101,78 @@ pub fn ptxas(workspace_root: &Path) -> Result<PathBuf, String> {
     )
 }
 
-/// Assemble the PTX at `ptx` for `arch` into `<arch>.embed.cubin` next to it and return that
-/// path (not `<arch>.cubin`, which `cargo xtask report` rewrites: the embedding build would
-/// rebuild after every report).
-pub fn assemble(workspace_root: &Path, arch: Arch, ptx: &Path) -> Result<PathBuf, String> {
-    let cubin = ptx.with_extension("embed.cubin");
-    let out = Command::new(ptxas(workspace_root)?)
-        .arg(format!("-arch={}", arch.name()))
-        .arg(ptx)
-        .arg("-o")
-        .arg(&cubin)
+/// Run `ptxas -v` for `arch` on the PTX at `ptx`, writing `cubin`; returns ptxas's log (its
+/// per-entry resource lines, which it writes to both streams, merged in order by the shell).
+pub fn assemble_verbose(
+    workspace_root: &Path,
+    arch: Arch,
+    ptx: &Path,
+    cubin: &Path,
+) -> Result<String, String> {
+    let cmd = format!(
+        "'{}' -v -arch={} '{}' -o '{}' 2>&1",
+        ptxas(workspace_root)?.display(),
+        arch.name(),
+        ptx.display(),
+        cubin.display()
+    );
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(&cmd)
         .output()
         .map_err(|e| format!("running ptxas: {e}"))?;
+    let log = String::from_utf8_lossy(&out.stdout).to_string();
     if !out.status.success() {
-        return Err(format!(
-            "ptxas rejected {}:\n{}",
-            ptx.display(),
-            String::from_utf8_lossy(&out.stderr)
-        ));
+        return Err(format!("ptxas rejected {}:\n{log}", ptx.display()));
     }
+    Ok(log)
+}
+
+/// Assemble the PTX at `ptx` for `arch` into `<arch>.embed.cubin` next to it and return that
+/// path (not `<arch>.cubin`, which `cargo xtask report` rewrites: the embedding build would
+/// rebuild after every report). ptxas's `-v` log goes to `<arch>.embed.log` under a first line
+/// that names the PTX (its hash) and the ptxas, so the report can take the resources from it
+/// instead of assembling the same module again ([`embed_log_for`]), and a later embedding build
+/// of the same PTX reuses the cubin.
+pub fn assemble(workspace_root: &Path, arch: Arch, ptx: &Path) -> Result<PathBuf, String> {
+    let text = std::fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
+    // The same PTX and ptxas as the last embedding build: its cubin stands.
+    if let Some((_, cubin)) = embed_log_for(workspace_root, ptx, &text) {
+        return Ok(cubin);
+    }
+    let cubin = ptx.with_extension("embed.cubin");
+    // The log vouches for the cubin: gone while ptxas rewrites it.
+    let _ = std::fs::remove_file(ptx.with_extension("embed.log"));
+    let log = assemble_verbose(workspace_root, arch, ptx, &cubin)?;
+    let header = embed_log_header(workspace_root, &text)?;
+    std::fs::write(ptx.with_extension("embed.log"), format!("{header}\n{log}"))
+        .map_err(|e| format!("writing the ptxas log: {e}"))?;
     Ok(cubin)
+}
+
+/// The `-v` log of the embedding build's ptxas run on exactly this PTX `text` (at `ptx`) with
+/// the same ptxas, and its cubin's path; `None` when there is none or it is of other PTX.
+pub fn embed_log_for(workspace_root: &Path, ptx: &Path, text: &str) -> Option<(String, PathBuf)> {
+    let cubin = ptx.with_extension("embed.cubin");
+    let saved = std::fs::read_to_string(ptx.with_extension("embed.log")).ok()?;
+    let (first, log) = saved.split_once('\n')?;
+    let header = embed_log_header(workspace_root, text).ok()?;
+    (first == header && cubin.exists()).then(|| (log.to_string(), cubin))
+}
+
+fn embed_log_header(workspace_root: &Path, text: &str) -> Result<String, String> {
+    Ok(format!(
+        "ptx fnv1a64 {:016x}, ptxas {}",
+        fnv1a64(text.as_bytes()),
+        ptxas(workspace_root)?.display()
+    ))
+}
+
+/// 64-bit FNV-1a: names a PTX text in the embedding build's log.
+fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 /// Compile `kernels-gpu` for `arch` and return the path of its PTX.
@@ -136,6 +188,10 @@ pub fn build(
     let out = ptx_path(target_root, arch);
     std::fs::create_dir_all(out.parent().unwrap()).map_err(|e| e.to_string())?;
     let target_dir = target_root.join("kernels").join(arch.name());
+    // rustc's PTX goes where cargo looks for the crate's output (the `true` linker writes
+    // nothing), so cargo sees the build fresh and skips it when nothing changed; before, it
+    // missed that file and recompiled the kernels (~35 s per arch) on every build.
+    let raw = target_dir.join("nvptx64-nvidia-cuda/release/deps/ferroflash_kernels_gpu.ptx");
     let flags = [
         format!("-Ctarget-cpu={}", arch.name()),
         format!("-Ctarget-feature={}", arch.ptx_feature()),
@@ -159,7 +215,7 @@ pub fn build(
         ])
         .arg(&target_dir)
         .arg("--")
-        .arg(format!("--emit=asm={}", out.display()))
+        .arg(format!("--emit=asm={}", raw.display()))
         .arg("-Clinker=true");
     // A nested cargo must not inherit the outer build's flags, wrapper or cfg.
     for (k, _) in std::env::vars_os() {
@@ -173,20 +229,6 @@ pub fn build(
         }
     }
     cmd.env("CARGO_ENCODED_RUSTFLAGS", flags);
-    // cargo does not track the --emit file: force the final crate to rebuild when it is missing.
-    if !out.exists() {
-        let fp = target_dir.join("nvptx64-nvidia-cuda/release/.fingerprint");
-        if let Ok(rd) = std::fs::read_dir(&fp) {
-            for e in rd.flatten() {
-                if e.file_name()
-                    .to_string_lossy()
-                    .starts_with("ferroflash-kernels-gpu")
-                {
-                    let _ = std::fs::remove_dir_all(e.path());
-                }
-            }
-        }
-    }
     let status = cmd
         .status()
         .map_err(|e| format!("running {}: {e}", cargo.display()))?;
@@ -196,9 +238,19 @@ pub fn build(
             arch.name()
         ));
     }
-    check_self_contained(&out)?;
-    apply_register_caps(&out)?;
-    apply_param_alignment(&out)?;
+    // The module is rustc's PTX with this crate's edits; `out` is rewritten only when that
+    // changes, so what depends on it (the host's build script) stays fresh.
+    let tmp = out.with_extension("ptx.tmp");
+    std::fs::copy(&raw, &tmp).map_err(|e| format!("{}: {e}", raw.display()))?;
+    check_self_contained(&tmp)?;
+    apply_register_caps(&tmp)?;
+    apply_param_alignment(&tmp)?;
+    let same = std::fs::read(&out).ok() == std::fs::read(&tmp).ok();
+    if same {
+        std::fs::remove_file(&tmp).map_err(|e| e.to_string())?;
+    } else {
+        std::fs::rename(&tmp, &out).map_err(|e| e.to_string())?;
+    }
     Ok(out)
 }
 
@@ -388,6 +440,14 @@ impl<'a> EntrySplit<'a> {
 
 #[cfg(test)]
 mod tests {
+    /// FNV-1a's published test vectors: the log's header tells PTX texts apart.
+    #[test]
+    fn fnv1a64_vectors() {
+        assert_eq!(super::fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(super::fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(super::fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
     use super::*;
     #[test]
     fn parse_names() {

@@ -109,30 +109,13 @@ struct Resources {
     wgmma_serialized: bool,
 }
 
-/// Run `ptxas -v` on a module and parse the per-entry resource lines.
+/// Run `ptxas -v` on a module (writing `<module>.cubin`) and parse the per-entry resource lines.
 fn ptxas_resources(
     root: &Path,
     arch: Arch,
     ptx_path: &Path,
 ) -> Result<BTreeMap<String, Resources>, String> {
-    let out_cubin = ptx_path.with_extension("cubin");
-    // ptxas writes its per-entry lines to both streams; merge them in order through the shell.
-    let cmd = format!(
-        "'{}' -v -arch={} '{}' -o '{}' 2>&1",
-        ptxbuild::ptxas(root)?.display(),
-        arch.name(),
-        ptx_path.display(),
-        out_cubin.display()
-    );
-    let out = Command::new("sh")
-        .arg("-c")
-        .arg(&cmd)
-        .output()
-        .map_err(|e| format!("running ptxas: {e}"))?;
-    let log = String::from_utf8_lossy(&out.stdout).to_string();
-    if !out.status.success() {
-        return Err(format!("ptxas rejected {}:\n{log}", ptx_path.display()));
-    }
+    let log = ptxbuild::assemble_verbose(root, arch, ptx_path, &ptx_path.with_extension("cubin"))?;
     Ok(parse_ptxas_log(&log))
 }
 
@@ -266,7 +249,19 @@ fn cmd_report(root: &Path, args: &[String]) -> Result<(), String> {
     println!();
     for arch in archs {
         let (path, text) = ptx(root, arch)?;
-        let res = ptxas_resources(root, arch, &path)?;
+        // An FF_CUBIN=1 build of the same PTX already ran ptxas on it (test.sh builds one just
+        // before the report): take its log and cubin rather than assemble it again.
+        let res = match ptxbuild::embed_log_for(root, &path, &text) {
+            Some((log, cubin)) => {
+                std::fs::copy(&cubin, path.with_extension("cubin")).map_err(|e| e.to_string())?;
+                println!(
+                    "({}: resources from the embedding build's ptxas log of the same PTX)",
+                    arch.name()
+                );
+                parse_ptxas_log(&log)
+            }
+            None => ptxas_resources(root, arch, &path)?,
+        };
         // The host loads each entry as a module of its own (Note [one module per entry]): the
         // first and last entries' modules must assemble to the same resources.
         let split = ptxbuild::EntrySplit::new(&text)?;
