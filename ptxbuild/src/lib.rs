@@ -136,15 +136,15 @@ pub fn assemble_verbose(
 /// of the same PTX reuses the cubin.
 pub fn assemble(workspace_root: &Path, arch: Arch, ptx: &Path) -> Result<PathBuf, String> {
     let text = std::fs::read_to_string(ptx).map_err(|e| format!("{}: {e}", ptx.display()))?;
+    let header = embed_log_header(workspace_root, &text)?;
     // The same PTX and ptxas as the last embedding build: its cubin stands.
-    if let Some((_, cubin)) = embed_log_for(workspace_root, ptx, &text) {
+    if let Some((_, cubin)) = saved_embed_log(ptx, &header) {
         return Ok(cubin);
     }
     let cubin = ptx.with_extension("embed.cubin");
     // The log vouches for the cubin: gone while ptxas rewrites it.
     let _ = std::fs::remove_file(ptx.with_extension("embed.log"));
     let log = assemble_verbose(workspace_root, arch, ptx, &cubin)?;
-    let header = embed_log_header(workspace_root, &text)?;
     std::fs::write(ptx.with_extension("embed.log"), format!("{header}\n{log}"))
         .map_err(|e| format!("writing the ptxas log: {e}"))?;
     Ok(cubin)
@@ -153,10 +153,14 @@ pub fn assemble(workspace_root: &Path, arch: Arch, ptx: &Path) -> Result<PathBuf
 /// The `-v` log of the embedding build's ptxas run on exactly this PTX `text` (at `ptx`) with
 /// the same ptxas, and its cubin's path; `None` when there is none or it is of other PTX.
 pub fn embed_log_for(workspace_root: &Path, ptx: &Path, text: &str) -> Option<(String, PathBuf)> {
+    saved_embed_log(ptx, &embed_log_header(workspace_root, text).ok()?)
+}
+
+/// The saved log beside `ptx` and its cubin, if its first line is `header`.
+fn saved_embed_log(ptx: &Path, header: &str) -> Option<(String, PathBuf)> {
     let cubin = ptx.with_extension("embed.cubin");
     let saved = std::fs::read_to_string(ptx.with_extension("embed.log")).ok()?;
     let (first, log) = saved.split_once('\n')?;
-    let header = embed_log_header(workspace_root, text).ok()?;
     (first == header && cubin.exists()).then(|| (log.to_string(), cubin))
 }
 
@@ -440,15 +444,16 @@ impl<'a> EntrySplit<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     /// FNV-1a's published test vectors: the log's header tells PTX texts apart.
     #[test]
     fn fnv1a64_vectors() {
-        assert_eq!(super::fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
-        assert_eq!(super::fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
-        assert_eq!(super::fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
     }
 
-    use super::*;
     #[test]
     fn parse_names() {
         for a in Arch::ALL {
