@@ -15,7 +15,7 @@ use cudarc::driver::{CudaGraph, CudaSlice};
 use ferroflash::KvLayout;
 use ferroflash::{
     bench, BatchTables, DecodeConfig, DecodePlan, DecodeTensors, Device, Dtype16, Error, Fp8Format,
-    ScaleLayout, Splits,
+    GraphCapacity, ScaleLayout, Splits,
 };
 use ferroflash_reference::gen::{generate, GenOptions};
 use ferroflash_reference::{reference_f64, DType, Inputs, Problem, Storage};
@@ -138,6 +138,8 @@ struct Case {
     /// `--paged-probe`: one probe per set and its scratch; `run` launches it instead of decode
     /// (every set's plan has the same work list length, so one scratch serves all).
     probe: Option<(Vec<ferroflash::bench::PagedReadProbe>, CudaSlice<u32>)>,
+    /// `--graph-plan N`: graph-mode plans with N times the batch as their capacity.
+    graph_cap: Option<u32>,
 }
 
 /// A device tensor of 16-bit or fp8 codes.
@@ -250,6 +252,10 @@ pub struct Knobs {
     /// `--plan-only`: build each case's plan on this device and print it, without checking or
     /// timing (which plan a GPU's caps give, e.g. after a planner change).
     pub plan_only: bool,
+    /// `--graph-plan N`: graph-mode plans (`DecodePlan::for_graphs`, then `update` with the
+    /// batch) whose capacity is N times the batch (requests and page entries; new tokens as
+    /// the workload's): what an engine replaying captured graphs gets.
+    pub graph_plan: Option<u32>,
 }
 
 impl Default for Knobs {
@@ -275,6 +281,7 @@ impl Default for Knobs {
             kv_layout: c.kv_layout,
             paged_probe: None,
             plan_only: false,
+            graph_plan: None,
         }
     }
 }
@@ -344,7 +351,9 @@ impl Case {
         let v = Buf::fill(dev, &pattern, pool_elems, BLOCK_ELEMS / 3, fill)?;
         let q_indptr: Vec<u32> = (0..=lens.len() as u32).map(|r| r * spec.q_len).collect();
         let tokens = *q_indptr.last().unwrap() as usize;
-        let q_raw: Vec<f32> = (0..tokens * (qh * d) as usize)
+        // Graph mode: q and o hold the capacity's rows (the batch's first).
+        let token_rows = tokens * knobs.graph_plan.unwrap_or(1) as usize;
+        let q_raw: Vec<f32> = (0..token_rows * (qh * d) as usize)
             .map(|_| rng.normal())
             .collect();
         let (q_codes, q_scale) = encode_scaled(q_dtype, &q_raw);
@@ -358,10 +367,10 @@ impl Case {
             None
         };
         let o = s
-            .alloc_zeros::<u16>(tokens * (qh * d) as usize)
+            .alloc_zeros::<u16>(token_rows * (qh * d) as usize)
             .map_err(drv("o"))?;
         let lse = s
-            .alloc_zeros::<f32>(tokens * qh as usize)
+            .alloc_zeros::<f32>(token_rows * qh as usize)
             .map_err(drv("lse"))?;
         // Set r draws its pages from its own region [r * need, (r + 1) * need) of the pool,
         // shuffled (the peers' layout: one shuffled pool copy per rotation).
@@ -384,7 +393,19 @@ impl Case {
                 page_indptr: &indptr,
                 page_indices: mine,
             };
-            plans.push(DecodePlan::new(dev, &cfg, &t).map_err(ff)?);
+            plans.push(match knobs.graph_plan {
+                None => DecodePlan::new(dev, &cfg, &t).map_err(ff)?,
+                Some(f) => {
+                    let cap = GraphCapacity {
+                        max_requests: lens.len() as u32 * f,
+                        max_new_tokens: spec.q_len,
+                        max_page_entries: pages_needed * f,
+                    };
+                    let mut p = DecodePlan::for_graphs(dev, &cfg, cap).map_err(ff)?;
+                    p.update(dev, &t).map_err(ff)?;
+                    p
+                }
+            });
             tables.push((indptr, mine.to_vec()));
         }
         let probe = if let Some(cut) = knobs.paged_probe {
@@ -441,6 +462,7 @@ impl Case {
             scale_tabs,
             min_bytes,
             probe,
+            graph_cap: knobs.graph_plan,
         })
     }
 
@@ -764,9 +786,12 @@ fn bench_case(
 }
 
 fn layout_name(c: &Case, page: u32) -> String {
+    let graph = c
+        .graph_cap
+        .map_or(String::new(), |f| format!(" graph-plan x{f}"));
     match c.cfg.kv_layout {
-        KvLayout::Nhd => format!("paged p{page}"),
-        KvLayout::Hnd => format!("paged p{page} hnd"),
+        KvLayout::Nhd => format!("paged p{page}{graph}"),
+        KvLayout::Hnd => format!("paged p{page} hnd{graph}"),
     }
 }
 

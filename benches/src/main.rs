@@ -124,6 +124,11 @@ enum Cmd {
         /// without checking or timing it; one set of pages (`--rot-gib` ignored).
         #[arg(long)]
         plan_only: bool,
+        /// Graph-mode plans (`DecodePlan::for_graphs` + `update`, what an engine replaying a
+        /// captured graph runs) with a capacity of N times each batch (requests and page
+        /// entries): the fixed grid, the combine kernel, no cluster merge or paired tiles.
+        #[arg(long, value_name = "N")]
+        graph_plan: Option<u32>,
     },
     /// The streaming-read ceiling against the bytes one kernel reads (short-kernel ramp).
     Probe {
@@ -183,6 +188,7 @@ fn main() {
             timeline,
             paged_probe,
             plan_only,
+            graph_plan,
         } => {
             let splits = match splits.as_str() {
                 "auto" => Ok(ferroflash::Splits::Auto),
@@ -242,6 +248,7 @@ fn main() {
                     kv_layout: kv_layout?,
                     paged_probe: paged_probe?,
                     plan_only,
+                    graph_plan: graph_plan.filter(|&n| n > 0),
                 };
                 load(&common).and_then(|w| {
                     gpu::bench(
