@@ -22,6 +22,9 @@ for round in 1 2; do
   timeout 40 $B bench --graph-plan 1 --jsonl $W/raw-g1-$round.jsonl --env-json $W/env.json > $R/bench-g1-$round.log 2>&1; save "bench graph x1 $round rc $?"
 done
 timeout 40 $B bench --graph-plan 4 --env-json $W/env.json > $R/bench-g4.log 2>&1; save "bench graph x4 rc $?"
+timeout 40 $B bench --graph-plan 16 --workloads W1,W2,W5 --env-json $W/env.json > $R/bench-g16.log 2>&1; save "bench graph x16 rc $?"
+timeout 40 $B bench --graph-plan 1 --workloads W1,W3 --timeline $R/tl-g1 --env-json $W/env.json > $R/bench-tl-g1.log 2>&1; save "bench timeline graph x1 rc $?"
+timeout 40 $B bench --workloads W1,W3 --timeline $R/tl-direct --env-json $W/env.json > $R/bench-tl-direct.log 2>&1; save "bench timeline direct rc $?"
 timeout 30 $B bench --workload-file target/bundle/w7.toml --env-json $W/env.json > $R/bench-w7.log 2>&1; save "bench w7 rc $?"
 timeout 30 $B bench --graph-plan 1 --workload-file target/bundle/w7.toml --env-json $W/env.json > $R/bench-w7-g1.log 2>&1; save "bench w7 graph x1 rc $?"
 S=D00,D07,D09,R26,R02,R05
