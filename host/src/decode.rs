@@ -501,6 +501,8 @@ pub struct DecodePlan {
     /// Requests of the planned batch.
     plan_requests: usize,
     graph: Option<GraphCapacity>,
+    /// Graph mode: CTAs of the grid kept for a tail split's chunks (0 without one).
+    graph_tail_reserve: u64,
     m_tiles: u32,
     ctas_per_sm: u32,
     /// CTAs resident at once (`sm_count * ctas_per_sm`): the next-wave prefetch distance.
@@ -844,7 +846,16 @@ impl DecodePlan {
             }
         };
         let capacity = Self::cluster_capacities(dev, cfg, decode_kernel, dims)?;
-        let mut plan = Self::plan_batch(dev, cfg, tables, &q_lens, m_tiles, ctas_per_sm, &capacity);
+        let mut plan = Self::plan_batch(
+            dev,
+            cfg,
+            tables,
+            &q_lens,
+            m_tiles,
+            ctas_per_sm,
+            &capacity,
+            None,
+        );
         let cluster = Self::cluster_merge(&mut plan, &capacity);
         let rows_per_block = plan.rows_per_block() as usize;
         let parts = crate::plan::combine_parts(
@@ -874,6 +885,7 @@ impl DecodePlan {
             total_tokens: *tables.q_indptr.last().unwrap() as usize,
             plan_requests: q_lens.len(),
             graph: None,
+            graph_tail_reserve: 0,
             m_tiles,
             ctas_per_sm,
             wave_ctas: dev.caps().sm_count * ctas_per_sm,
@@ -925,17 +937,19 @@ impl DecodePlan {
             Self::variant(dev, cfg, m_tiles, narrow, false)?;
         let rows_per_block = M_TILE_ROWS * m_tiles;
         // Work items: without a split, one per (request, kv head, row block); with automatic
-        // splits at most `plan::max_auto_ctas`; with Fixed(n) at most n (<= MAX_SPLITS) per block.
+        // splits `plan::graph_max_ctas` (batches are planned within it); with Fixed(n) at most
+        // n (<= MAX_SPLITS) per block.
         let blocks = cap.max_requests as usize
             * cfg.kv_heads as usize
             * (cap.max_new_tokens * group).div_ceil(rows_per_block) as usize;
         let wave = (dev.caps().sm_count * ctas_per_sm) as usize;
-        let max_work = match cfg.splits {
-            Splits::Auto => crate::plan::max_auto_ctas(blocks as u64, wave as u64) as usize,
-            Splits::Fixed(n) => blocks * n.min(MAX_SPLITS) as usize,
-        } + cfg
+        let tail_reserve = cfg
             .tail
             .map_or(0, |_| blocks * crate::plan::MAX_TAIL_CHUNKS as usize);
+        let max_work = match cfg.splits {
+            Splits::Auto => crate::plan::graph_max_ctas(blocks as u64, wave as u64) as usize,
+            Splits::Fixed(n) => blocks * n.min(MAX_SPLITS) as usize,
+        } + tail_reserve;
         let sizes = BufferSizes {
             requests: cap.max_requests as usize,
             page_entries: cap.max_page_entries as usize,
@@ -968,6 +982,7 @@ impl DecodePlan {
             total_tokens: 0,
             plan_requests: 0,
             graph: Some(cap),
+            graph_tail_reserve: tail_reserve as u64,
             m_tiles,
             ctas_per_sm,
             wave_ctas: dev.caps().sm_count * ctas_per_sm,
@@ -1033,6 +1048,8 @@ impl DecodePlan {
             self.ctas_per_sm,
             // Graph plans always merge with the combine kernel.
             &[],
+            // Within the captured grid, less the tail split's reserve.
+            Some(self.dims.grid.0 as u64 - self.graph_tail_reserve),
         );
         let (work_cap, merge_cap) = (
             self.dims.grid.0 as usize,
@@ -1184,6 +1201,7 @@ impl DecodePlan {
         m_tiles: u32,
         ctas_per_sm: u32,
         cluster_capacity: &[u32],
+        max_ctas: Option<u64>,
     ) -> Plan {
         let p = plan(&PlanInput {
             q_indptr: t.q_indptr,
@@ -1201,6 +1219,7 @@ impl DecodePlan {
             tail: cfg.tail,
             balance: cfg.balance,
             cluster_capacity,
+            max_ctas,
         });
         debug_assert_eq!(p.m_tiles, m_tiles);
         p

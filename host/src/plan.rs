@@ -40,7 +40,8 @@
 //! each slot's pieces follow one another as planned (the property tests simulate that
 //! dispatch). Split blocks merge in the combine kernel (pieces of a block run at different
 //! times, so never in clusters). The planner takes a balanced plan only past one wave of
-//! uniform CTAs, at two CTAs per SM at most, not over an unsplit uniform plan whose last wave
+//! uniform CTAs, at exactly two CTAs per SM (one-CTA-per-SM variants lost 12-70% with them,
+//! session 50), not over an unsplit uniform plan whose last wave
 //! is [`BALANCED_MAX_LAST_WAVE_FILL`] full, and within [`BALANCED_MAX_ESTIMATE_RATIO`] of the
 //! uniform estimate (the model overprices pieces that start mid-stream). Measured in
 //! docs/perf.md, session 22.
@@ -106,6 +107,12 @@ pub const BALANCED_MAX_ESTIMATE_RATIO: f64 = 1.16;
 /// Automatic splitting balances only variants of at most this many CTAs per SM: the fp8
 /// variants (four per SM) gained 4% on one shape, tied on one and lost 5.4% on one (session 22).
 pub const BALANCED_MAX_CTAS_PER_SM: u32 = 2;
+/// ... and of at least this many: a variant of one CTA per SM (head dim 256 over 64 rows,
+/// `_d256_g64`) pays every piece's start and end alone, which the model's
+/// [`CTA_OVERHEAD_TILES`] does not see; its balanced plans ran 12-70% slower than the uniform
+/// ones the model had within [`BALANCED_MAX_ESTIMATE_RATIO`] (session 50 on an H100: D00 146 ->
+/// 93 us, D07 193 -> 173, D09 276 -> 208, R26 134 -> 79; an fp8 one even).
+pub const BALANCED_MIN_CTAS_PER_SM: u32 = 2;
 /// A balanced plan is built only when every slot gets at least this many tiles.
 pub const BALANCED_MIN_SLOT_TILES: u32 = 2 * MIN_TILES_PER_SPLIT;
 /// Passes of the balanced fill after the first (each takes its average from the last).
@@ -193,6 +200,9 @@ pub struct PlanInput<'a> {
     /// (entries 0 and 1 unused); empty where split blocks always go to the combine kernel
     /// (cluster merge off, sm_80, CUDA-graph plans). Only the split model reads it.
     pub cluster_capacity: &'a [u32],
+    /// Most CTAs an automatic plan may have (CUDA-graph plans: the captured grid,
+    /// [`graph_max_ctas`] of the capacity); `None`: [`max_auto_ctas`] of the batch alone.
+    pub max_ctas: Option<u64>,
 }
 
 /// The plan: which variant, and what every CTA does.
@@ -382,6 +392,22 @@ pub fn max_auto_ctas(blocks: u64, wave: u64) -> u64 {
     (blocks * MAX_WAVE_SPLITS as u64).max(wave * MAX_AUTO_WAVES as u64)
 }
 
+/// The decode grid of a CUDA-graph plan for `blocks` output blocks of its capacity: a wave
+/// more than the blocks, at least [`MAX_AUTO_WAVES`] waves. Its CTAs past a batch's work list
+/// are idle (they leave at once, before the live ones run), and idle CTAs cost the replay time
+/// (session 50: `max_auto_ctas` grids, four CTAs per block, made 512 live blocks 6 us slower);
+/// batches in such a graph are planned within it ([`PlanInput::max_ctas`]): balanced plans and
+/// last-wave splits add at most a wave of pieces, and a batch of fewer blocks keeps the
+/// capacity's headroom for its splits.
+pub fn graph_max_ctas(blocks: u64, wave: u64) -> u64 {
+    (blocks + wave).max(wave * MAX_AUTO_WAVES as u64)
+}
+
+/// The CTA bound of automatic plans of `inp` with `blocks` output blocks on `wave` slots.
+fn auto_bound(inp: &PlanInput, blocks: u64, wave: u64) -> u64 {
+    max_auto_ctas(blocks, wave).min(inp.max_ctas.unwrap_or(u64::MAX))
+}
+
 /// The automatic chunk, in tiles, shared by all requests (module doc): every split count `s`
 /// of the longest request gives a chunk `ceil(max_tiles / s)` (at least
 /// [`MIN_TILES_PER_SPLIT`] tiles once split, or [`SMALL_MIN_TILES_PER_SPLIT`] on grids that
@@ -407,7 +433,7 @@ fn auto_chunk(
     let wave = (inp.sm_count * inp.ctas_per_sm).max(1) as u64;
     let n = inp.kv_lens.len();
     let all_blocks: u64 = (0..n).map(blocks_of).sum();
-    let bound = max_auto_ctas(all_blocks, wave);
+    let bound = auto_bound(inp, all_blocks, wave);
     // (estimate, wave fill, chunk, CTAs)
     type Candidate = (f64, f64, u32, u64);
     let mut cands: Vec<Candidate> = Vec::new();
@@ -705,7 +731,9 @@ pub fn plan(inp: &PlanInput) -> Plan {
         }
     }
     if inp.splits == Splits::Auto && inp.tail.is_none() && inp.ctas_per_sm == 1 {
-        if let Some(p) = split_last_wave(&uniform, inp) {
+        if let Some(p) = split_last_wave(&uniform, inp)
+            .filter(|p| p.work.len() as u64 <= inp.max_ctas.unwrap_or(u64::MAX))
+        {
             return p;
         }
     }
@@ -815,7 +843,7 @@ fn split_last_wave(uniform: &Plan, inp: &PlanInput) -> Option<Plan> {
 
 /// Whether automatic splitting takes the balanced plan (estimate `balanced_estimate`) over the
 /// uniform one (module doc, "Balanced plans"): only where the uniform plan runs more than one
-/// wave of `wave` CTAs, at most [`BALANCED_MAX_CTAS_PER_SM`] per SM, and, when it is unsplit, its last wave is under
+/// wave of `wave` CTAs, [`BALANCED_MIN_CTAS_PER_SM`] to [`BALANCED_MAX_CTAS_PER_SM`] per SM, and, when it is unsplit, its last wave is under
 /// [`BALANCED_MAX_LAST_WAVE_FILL`] full; and with the balanced estimate within
 /// [`BALANCED_MAX_ESTIMATE_RATIO`] of the uniform one.
 fn prefer_balanced(
@@ -826,7 +854,10 @@ fn prefer_balanced(
     ctas_per_sm: u32,
 ) -> bool {
     let n = uniform.work.len();
-    if wave == 0 || n <= wave || ctas_per_sm > BALANCED_MAX_CTAS_PER_SM {
+    if wave == 0
+        || n <= wave
+        || !(BALANCED_MIN_CTAS_PER_SM..=BALANCED_MAX_CTAS_PER_SM).contains(&ctas_per_sm)
+    {
         return false;
     }
     if uniform.merge.is_empty() {
@@ -970,7 +1001,7 @@ fn balanced(inp: &PlanInput, m_tiles: u32) -> Option<(Plan, f64)> {
         return None;
     }
     let all_blocks = (blocks.len() + empty.len()) as u64;
-    if (pieces.len() + empty.len()) as u64 > max_auto_ctas(all_blocks, slots) {
+    if (pieces.len() + empty.len()) as u64 > auto_bound(inp, all_blocks, slots) {
         return None;
     }
     let mut first_slot = vec![FINAL_OUTPUT; blocks.len()];
@@ -1167,6 +1198,7 @@ mod tests {
             tail: None,
             balance: Balance::Auto,
             cluster_capacity: &[],
+            max_ctas: None,
         }
     }
 

@@ -2,8 +2,8 @@
 //! and determinism over generated batches. `FF_PLAN_CASES` sets the case count (default 10,000).
 
 use ferroflash::plan::{
-    cluster_order, max_auto_ctas, plan, Balance, Plan, PlanInput, Splits, TailSplit, MAX_SPLITS,
-    MAX_TAIL_CHUNKS, MIN_TILES_PER_SPLIT, WORKSPACE_ALIGN_BYTES,
+    cluster_order, graph_max_ctas, max_auto_ctas, plan, Balance, Plan, PlanInput, Splits,
+    TailSplit, MAX_SPLITS, MAX_TAIL_CHUNKS, MIN_TILES_PER_SPLIT, WORKSPACE_ALIGN_BYTES,
 };
 use ferroflash::split_model::CTA_OVERHEAD_TILES;
 use ferroflash_contract::decode::KV_TILE_TOKENS;
@@ -29,6 +29,8 @@ struct Batch {
     /// Clusters the device holds, by size (empty: the combine merges every split).
     cluster_capacity: Vec<u32>,
     balance: Balance,
+    /// A CUDA-graph plan's grid (`None`: a direct plan).
+    max_ctas: Option<u64>,
 }
 
 fn batch() -> impl Strategy<Value = Batch> {
@@ -57,7 +59,10 @@ fn batch() -> impl Strategy<Value = Batch> {
                 }))
             ],
             prop_oneof![Just(Vec::new()), prop::collection::vec(0u32..300, 9),],
-            prop_oneof![Just(Balance::Auto), Just(Balance::On), Just(Balance::Off)],
+            (
+                prop_oneof![Just(Balance::Auto), Just(Balance::On), Just(Balance::Off)],
+                any::<bool>(),
+            ),
         )
             .prop_map(
                 |(
@@ -72,10 +77,19 @@ fn batch() -> impl Strategy<Value = Batch> {
                     m_tiles,
                     tail,
                     cluster_capacity,
-                    balance,
+                    (balance, graph),
                 )| {
                     // Two and four tiles exist only up to head_dim 128 (the config refuses the rest).
                     let m_tiles = m_tiles.map(|m| if head_dim > 128 { 1 } else { m });
+                    // A CUDA-graph plan's grid for this batch as its capacity (graph plans fix
+                    // the variant, so only with m_tiles given).
+                    let max_ctas = m_tiles.filter(|_| graph).map(|m| {
+                        let blocks: u64 = q_lens
+                            .iter()
+                            .map(|&q| (q * group).div_ceil(16 * m) as u64 * kv_heads as u64)
+                            .sum();
+                        graph_max_ctas(blocks, (sm_count * ctas_per_sm) as u64)
+                    });
                     Batch {
                         q_lens,
                         kv_lens,
@@ -89,6 +103,7 @@ fn batch() -> impl Strategy<Value = Batch> {
                         tail,
                         cluster_capacity,
                         balance,
+                        max_ctas,
                     }
                 },
             )
@@ -128,6 +143,7 @@ fn run(b: &Batch) -> (Plan, Vec<u32>, Vec<u32>) {
         tail: b.tail,
         balance: b.balance,
         cluster_capacity: &b.cluster_capacity,
+        max_ctas: b.max_ctas,
     });
     (p, q_indptr, page_indptr)
 }
@@ -233,6 +249,10 @@ proptest! {
             let tail = if b.tail.is_some() { all_blocks * MAX_TAIL_CHUNKS as u64 } else { 0 };
             let cap = max_auto_ctas(all_blocks, wave) + tail;
             prop_assert!(p.work.len() as u64 <= cap, "{} CTAs over the graph capacity {}", p.work.len(), cap);
+            // A graph plan's batch stays within its captured grid.
+            if let (Some(grid), None) = (b.max_ctas, b.tail) {
+                prop_assert!(p.work.len() as u64 <= grid, "{} CTAs over the graph grid {}", p.work.len(), grid);
+            }
         }
         if p.balanced {
             // Only automatic splitting balances, and only where the caller allows it.

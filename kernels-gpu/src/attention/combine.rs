@@ -31,10 +31,19 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     } else {
         p.num_merge
     };
-    // Merge item and column part of this CTA (See Note [combine parts] in docs/DESIGN.md).
+    // Merge item and column part of this CTA (See Note [combine parts] in docs/DESIGN.md);
+    // in graph mode the live CTAs are the grid's last, as in the decode grid.
     let parts = p.combine_parts.max(1);
-    let (bi, part) = (block_idx_x() / parts, block_idx_x() % parts);
-    let live = bi < num_merge;
+    let idle = grid_dim_x().saturating_sub(num_merge * parts);
+    let live = block_idx_x() >= idle;
+    // Idle CTAs leave at once, all but the grid's last: the grid must not complete before the
+    // decode grid has (the next kernel's `griddepcontrol.wait` waits for this grid only), so
+    // that one waits for it below even when the batch has no split (See Note [graph mode]).
+    if !live && block_idx_x() + 1 < grid_dim_x() {
+        return;
+    }
+    let b = block_idx_x().wrapping_sub(idle);
+    let (bi, part) = (b / parts, b % parts);
     // SAFETY: indices inside host-validated tables.
     let ld = |addr: u64, i: u32| unsafe { table_u32(addr, i) };
     let (mw, first_token, q_len) = if live {
