@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 50 call a (main + `bench --graph-plan N`; kernels of session 42, embedded sm_90a cubin).
+# Session 50 call a (branch exp/graph-parts: main + `bench --graph-plan N` + the graph-mode combine's
+# column parts per batch; kernels of session 42, embedded sm_90a cubin).
 # 1. Side by side on W1-W6: fi_decode_tc (shared/peers), then ours, two rounds, and W7.
 # 2. Graph-mode plans (DecodePlan::for_graphs + update: the fixed grid of up to three waves, the
 #    combine kernel, unpaired fp8 tiles), never timed before: W1-W7 with capacity = the batch
@@ -23,6 +24,7 @@ for round in 1 2; do
 done
 timeout 40 $B bench --graph-plan 4 --env-json $W/env.json > $R/bench-g4.log 2>&1; save "bench graph x4 rc $?"
 timeout 40 $B bench --graph-plan 16 --workloads W1,W2,W5 --env-json $W/env.json > $R/bench-g16.log 2>&1; save "bench graph x16 rc $?"
+timeout 40 $B bench --graph-plan 16 --workloads W1 --combine-parts 1 --env-json $W/env.json > $R/bench-g16-parts1.log 2>&1; save "bench graph x16 parts 1 rc $?"
 timeout 40 $B bench --graph-plan 1 --workloads W1,W3 --timeline $R/tl-g1 --env-json $W/env.json > $R/bench-tl-g1.log 2>&1; save "bench timeline graph x1 rc $?"
 timeout 40 $B bench --workloads W1,W3 --timeline $R/tl-direct --env-json $W/env.json > $R/bench-tl-direct.log 2>&1; save "bench timeline direct rc $?"
 timeout 30 $B bench --workload-file target/bundle/w7.toml --env-json $W/env.json > $R/bench-w7.log 2>&1; save "bench w7 rc $?"
@@ -39,6 +41,7 @@ one() { # tool filter
   FF_LONG_KV=640 timeout $rem "$CS" --tool $1 --error-exitcode 3 --print-limit 20 target/bundle/gpu-tests "$2" > $log 2>&1
   save "$1 $2 rc $? ($(grep -E 'passed,|ERROR SUMMARY|RACECHECK SUMMARY' $log | tr '\n' ' '))"
 }
+timeout 120 target/bundle/gpu-tests decode/cuda_graph > $R/suite-cuda_graph.log 2>&1; save "suite cuda_graph rc $? ($(grep -E 'passed,' $R/suite-cuda_graph.log))"
 for f in decode/cuda_graph decode/paired decode/narrow decode/cluster_merge_against decode/early_kv decode/hnd decode/row_split decode/combine_parts; do
   one memcheck $f || break
 done
