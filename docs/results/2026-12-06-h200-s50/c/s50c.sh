@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Session 50 call c: exp/s50 as built for merge (`ferroflash`), call a's binary (`ferroflash-old`),
-# and `ferroflash-hyb` (exp/s50 with the decode grid's idle CTAs last again; the combine's
+# Session 50 call c: exp/s50 as built for merge (`ferroflash`) and `ferroflash-hyb` (exp/s50 with the decode grid's idle CTAs last again; the combine's
 # idle CTAs still leave at once). 1. Side by side on W1-W6: fi_decode_tc, then ours, two rounds,
 # and W7. 2. Graph-mode plans x1 and x4, hyb and new interleaved: which idle layout costs
 # the one-request plan (W1 x1 +0.8 us in call b) and which one gives W3/W4 their gain.
-# 3. Head-dim-256 shapes whose balanced plans call b dropped, old and new.
+# 3. Head-dim-256 shapes whose balanced plans call b dropped: automatic against --balance on
+# (their old automatic plans).
 cd "$(dirname "$0")/../.."
 R=/tmp/s50c; mkdir -p $R
 for f in target/bundle/*.xz; do xz -d -f "$f"; chmod +x "${f%.xz}"; done
@@ -25,7 +25,7 @@ for round in 1 2; do
     done
   done
 done
-S=D00,D07,D09,R26
-for v in new old; do X=$B; [ $v = old ] && X=$O
-  timeout 45 $X bench --workload-file target/bundle/diff46.toml --workloads $S --rot-gib 0.5 --env-json $W/env.json > $R/bench-d256-$v.log 2>&1; save "bench d256 $v rc $?"
+S=D00,D07,D09,R26  # old automatic plans of these four = the balanced ones (--balance on), call b
+for bal in auto on; do
+  timeout 45 $B bench --workload-file target/bundle/diff46.toml --workloads $S --rot-gib 0.5 --balance $bal --env-json $W/env.json > $R/bench-d256-$bal.log 2>&1; save "bench d256 balance $bal rc $?"
 done
