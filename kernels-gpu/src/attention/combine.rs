@@ -32,7 +32,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
         p.num_merge
     };
     // Merge item and column part of this CTA (See Note [combine parts] in docs/DESIGN.md);
-    // in graph mode the live CTAs are the grid's last, as in the decode grid.
+    // in graph mode the live CTAs are the grid's last.
     let parts = p.combine_parts.max(1);
     let idle = grid_dim_x().saturating_sub(num_merge * parts);
     let live = block_idx_x() >= idle;

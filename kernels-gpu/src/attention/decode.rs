@@ -142,15 +142,13 @@ pub unsafe fn decode_cta<
     // latency overlaps our work.
     #[cfg(target_feature = "sm_90")]
     griddepcontrol_launch_dependents();
-    // Graph mode: the grid is the capacity's and the batch's items are its last `num_work`
-    // CTAs, so the idle ones are dispatched (and leave) first, beside the previous kernel's
-    // tail, instead of after our own tail, where they held back the next kernel's launch
-    // (See Note [graph mode] in docs/DESIGN.md). Direct launches have no idle CTAs.
-    let idle = grid_dim_x().saturating_sub(num_work);
-    if block_idx_x() < idle {
+    // Graph mode: CTAs past the batch's work list are idle and leave at once. (Placing them
+    // first instead, beside the previous kernel's tail, cost W1's graph plan 0.8 us and
+    // gained nothing elsewhere: session 50, Note [graph mode] in docs/DESIGN.md.)
+    let wi = block_idx_x();
+    if wi >= num_work {
         return;
     }
-    let wi = block_idx_x() - idle;
     // SAFETY: `wi < num_work`, the length of the work list.
     let work = unsafe { *(p.work as *const DecodeWork).add(wi as usize) };
     // The planner copied the request's scalars into the work item: no dependent loads here.
