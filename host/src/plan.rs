@@ -1259,6 +1259,13 @@ mod tests {
         i.balance = Balance::Auto;
         let p = plan(&i);
         assert!(p.balanced && p.work.len() <= 320 + 264, "{}", p.work.len());
+        // A variant of one CTA per SM is never balanced automatically (its pieces pay their
+        // start and end alone: BALANCED_MIN_CTAS_PER_SM), only when forced.
+        let mut one = i.clone();
+        one.ctas_per_sm = 1;
+        assert!(!plan(&one).balanced);
+        one.balance = Balance::On;
+        assert!(plan(&one).balanced);
         // Short requests are never cut below MIN_TILES_PER_SPLIT tiles.
         let p = plan(&inp(&[1; 40], &[300; 40], 32, 8));
         assert!(p.merge.is_empty());
