@@ -483,6 +483,13 @@ impl BatchTables<'_> {
     }
 }
 
+/// How [`DecodePlan`] plans a batch: directly (clusters of each size the device holds, for the
+/// cluster merge) or for a CUDA graph (always the combine, within the captured grid).
+enum PlanMode<'a> {
+    Direct { cluster_capacity: &'a [u32] },
+    Graph { max_ctas: u64 },
+}
+
 /// A validated, planned batch with its tables, work list and workspace on the device.
 ///
 /// One plan owns one workspace: do not run the same plan on two streams at once, and do not
@@ -851,10 +858,10 @@ impl DecodePlan {
             cfg,
             tables,
             &q_lens,
-            m_tiles,
-            ctas_per_sm,
-            &capacity,
-            None,
+            (m_tiles, ctas_per_sm),
+            PlanMode::Direct {
+                cluster_capacity: &capacity,
+            },
         );
         let cluster = Self::cluster_merge(&mut plan, &capacity);
         let rows_per_block = plan.rows_per_block() as usize;
@@ -1044,12 +1051,11 @@ impl DecodePlan {
             &self.cfg,
             tables,
             &q_lens,
-            self.m_tiles,
-            self.ctas_per_sm,
-            // Graph plans always merge with the combine kernel.
-            &[],
+            (self.m_tiles, self.ctas_per_sm),
             // Within the captured grid, less the tail split's reserve.
-            Some(self.dims.grid.0 as u64 - self.graph_tail_reserve),
+            PlanMode::Graph {
+                max_ctas: self.dims.grid.0 as u64 - self.graph_tail_reserve,
+            },
         );
         let (work_cap, merge_cap) = (
             self.dims.grid.0 as usize,
@@ -1198,11 +1204,13 @@ impl DecodePlan {
         cfg: &DecodeConfig,
         t: &BatchTables,
         q_lens: &[u32],
-        m_tiles: u32,
-        ctas_per_sm: u32,
-        cluster_capacity: &[u32],
-        max_ctas: Option<u64>,
+        (m_tiles, ctas_per_sm): (u32, u32),
+        mode: PlanMode,
     ) -> Plan {
+        let (cluster_capacity, max_ctas) = match mode {
+            PlanMode::Direct { cluster_capacity } => (cluster_capacity, None),
+            PlanMode::Graph { max_ctas } => (&[][..], Some(max_ctas)),
+        };
         let p = plan(&PlanInput {
             q_indptr: t.q_indptr,
             page_indptr: t.page_indptr,

@@ -1235,6 +1235,35 @@ mod tests {
     }
 
     #[test]
+    fn graph_plans_stay_in_their_grid() {
+        // W1 in a graph sized for 64 such requests (512 blocks): its 256 splits fit the grid.
+        let mut i = inp(&[1], &[32768], 32, 8);
+        i.max_ctas = Some(graph_max_ctas(512, 264));
+        assert_eq!(plan(&i).work.len(), 256);
+        // Batches at their own capacity stay within `graph_max_ctas`, whatever the plan.
+        for (n, kv) in [(40usize, 4096u32), (128, 4096), (250, 2000), (3, 70_000)] {
+            let (q, kv) = (vec![1u32; n], vec![kv; n]);
+            for balance in [Balance::Auto, Balance::On, Balance::Off] {
+                let mut i = inp(&q, &kv, 32, 8);
+                let grid = graph_max_ctas(8 * n as u64, 264);
+                (i.max_ctas, i.balance) = (Some(grid), balance);
+                let p = plan(&i);
+                assert!(
+                    p.work.len() as u64 <= grid,
+                    "{n} x {}: {} > {grid}",
+                    kv[0],
+                    p.work.len()
+                );
+                if (n, balance) == (40, Balance::Off) {
+                    // The cap binds: uncapped, uniform chunks take four per block (1280 CTAs).
+                    i.max_ctas = None;
+                    assert!(plan(&i).work.len() as u64 > grid);
+                }
+            }
+        }
+    }
+
+    #[test]
     fn w2_splits_to_fill_a_wave() {
         let p = plan(&inp(&[1; 8], &[8192; 8], 32, 8));
         assert_eq!(p.work.len(), 256);
