@@ -3,7 +3,8 @@
 # max(blocks + wave, 3 waves); no balanced plans at one CTA per SM): the GPU suite, the
 # CUDA-graph test under memcheck and racecheck, then plan-only of every workload file with
 # call a's binary (`ferroflash-old`: main's planner) and the new one, plandiff.py, and the
-# shapes whose plan changed timed old against new (two rounds while time remains).
+# shapes whose plan changed timed old against new (two rounds while time remains). plandiff.py
+# is docs/results/2026-12-05-h200-s45/c/plandiff.py, copied into the bundle.
 cd "$(dirname "$0")/../.."
 R=/tmp/s50d; mkdir -p $R
 for f in target/bundle/*.xz; do xz -d -f "$f"; chmod +x "${f%.xz}"; done
