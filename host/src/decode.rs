@@ -531,7 +531,8 @@ pub struct DecodePlan {
 
 /// Per-CTA timestamps of a plan's launches, for finding where the time of a decode call goes
 /// (`ferroflash bench --timeline`). Every launch after [`DecodePlan::set_timeline`] overwrites
-/// the records; read them back with [`Timeline::read`]. Each record is
+/// the records of the CTAs it runs (graph mode: idle CTAs stamp nothing, so their records keep
+/// zeros or an earlier launch's values); read them back with [`Timeline::read`]. Each record is
 /// `TIMELINE_WORDS` u64 indexed by `ferroflash_contract::params::TimelineEvent`
 /// (`%globaltimer` nanoseconds, the SM id, the tile or split count); records of CTAs that did
 /// not run (past the graph-mode work count) stay zero.
@@ -1057,9 +1058,12 @@ impl DecodePlan {
                 max_ctas: self.dims.grid.0 as u64 - self.graph_tail_reserve,
             },
         );
+        // The work list fills the decode grid; the merge list holds the capacity's blocks (the
+        // combine grid is `combine_parts` CTAs per block).
         let (work_cap, merge_cap) = (
             self.dims.grid.0 as usize,
-            self.combine_dims.map_or(0, |d| d.grid.0 as usize),
+            self.combine_dims
+                .map_or(0, |d| (d.grid.0 / self.combine_parts.max(1)) as usize),
         );
         if plan.work.len() > work_cap || plan.merge.len() > merge_cap {
             return Err(Error::InvalidArgument {

@@ -14,7 +14,7 @@
 //! amortise its prologue, epilogue and merge, except down to [`SMALL_MIN_TILES_PER_SPLIT`] where
 //! 4-tile chunks leave more than half of the SMs idle and the grid stays within one CTA per SM:
 //! there a CTA's start and end, not the SMs' bandwidth, set the time; at most
-//! [`max_auto_ctas`] CTAs). The split model
+//! [`max_auto_ctas`] CTAs, and [`PlanInput::max_ctas`] where given). The split model
 //! ([`crate::split_model`]) estimates each candidate's time from its CTAs' sizes, the wave
 //! (`sm_count * ctas_per_sm` resident CTAs) and its merge (cluster or combine, from
 //! [`PlanInput::cluster_capacity`]). The fastest plan that fits one wave is taken unless a plan
@@ -201,7 +201,9 @@ pub struct PlanInput<'a> {
     /// (cluster merge off, sm_80, CUDA-graph plans). Only the split model reads it.
     pub cluster_capacity: &'a [u32],
     /// Most CTAs an automatic plan may have (CUDA-graph plans: the captured grid,
-    /// [`graph_max_ctas`] of the capacity); `None`: [`max_auto_ctas`] of the batch alone.
+    /// [`graph_max_ctas`] of the capacity, less the tail split's reserve: tail chunks are not
+    /// counted); `None`: [`max_auto_ctas`] of the batch alone. The unsplit plan is always
+    /// admitted (one CTA per block, within any grid sized for the batch's blocks).
     pub max_ctas: Option<u64>,
 }
 
@@ -387,14 +389,15 @@ pub fn batch_kv_tiles(kv_lens: &[u32], kv_heads: u32) -> u64 {
 }
 
 /// The most CTAs automatic splitting may plan for `blocks` output blocks (one per request, kv
-/// head and row block) on a wave of `wave` CTAs: the CUDA-graph plans size their grid by it.
+/// head and row block) on a wave of `wave` CTAs (CUDA-graph plans: also within their grid,
+/// [`graph_max_ctas`]).
 pub fn max_auto_ctas(blocks: u64, wave: u64) -> u64 {
     (blocks * MAX_WAVE_SPLITS as u64).max(wave * MAX_AUTO_WAVES as u64)
 }
 
 /// The decode grid of a CUDA-graph plan for `blocks` output blocks of its capacity: a wave
 /// more than the blocks, at least [`MAX_AUTO_WAVES`] waves. Its CTAs past a batch's work list
-/// are idle (they leave at once, before the live ones run), and idle CTAs cost the replay time
+/// are idle (they leave at once, after the live ones are dispatched), and idle CTAs cost the replay time
 /// (session 50: `max_auto_ctas` grids, four CTAs per block, made 512 live blocks 6 us slower);
 /// batches in such a graph are planned within it ([`PlanInput::max_ctas`]): balanced plans and
 /// last-wave splits add at most a wave of pieces, and a batch of fewer blocks keeps the
@@ -411,7 +414,8 @@ fn auto_bound(inp: &PlanInput, blocks: u64, wave: u64) -> u64 {
 /// The automatic chunk, in tiles, shared by all requests (module doc): every split count `s`
 /// of the longest request gives a chunk `ceil(max_tiles / s)` (at least
 /// [`MIN_TILES_PER_SPLIT`] tiles once split, or [`SMALL_MIN_TILES_PER_SPLIT`] on grids that
-/// would leave more than half of the SMs idle; at most [`max_auto_ctas`] CTAs); the split model
+/// would leave more than half of the SMs idle; at most [`max_auto_ctas`] CTAs and
+/// [`PlanInput::max_ctas`]); the split model
 /// estimates each. The fastest plan of one wave is taken unless one of more waves is faster
 /// by [`MULTI_WAVE_MARGIN`]; within each group, ties ([`SPLIT_TIE_SLACK`]) go to the fullest
 /// last wave. Returns the chunk and its estimate (tile-times).
@@ -898,7 +902,7 @@ type BlockTiles = (u32, u32, u32, u32);
 /// The balanced plan of `inp` at `m_tiles` (module doc, "Balanced plans") and the split
 /// model's estimate of it in tile-times; `None` where the batch is too small to balance
 /// ([`BALANCED_MIN_SLOT_TILES`]), a block would need more than [`MAX_SPLITS`] pieces, or the
-/// grid would exceed [`max_auto_ctas`].
+/// grid would exceed [`max_auto_ctas`] or [`PlanInput::max_ctas`].
 fn balanced(inp: &PlanInput, m_tiles: u32) -> Option<(Plan, f64)> {
     let group = inp.q_heads / inp.kv_heads;
     let rows_per_block = M_TILE_ROWS * m_tiles;

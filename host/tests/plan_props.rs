@@ -6,7 +6,7 @@ use ferroflash::plan::{
     TailSplit, MAX_SPLITS, MAX_TAIL_CHUNKS, MIN_TILES_PER_SPLIT, WORKSPACE_ALIGN_BYTES,
 };
 use ferroflash::split_model::CTA_OVERHEAD_TILES;
-use ferroflash_contract::decode::KV_TILE_TOKENS;
+use ferroflash_contract::decode::{KV_TILE_TOKENS, M_TILE_ROWS};
 use ferroflash_contract::params::{DecodeWork, FINAL_OUTPUT};
 use proptest::prelude::*;
 use std::cmp::Reverse;
@@ -62,6 +62,7 @@ fn batch() -> impl Strategy<Value = Batch> {
             (
                 prop_oneof![Just(Balance::Auto), Just(Balance::On), Just(Balance::Off)],
                 any::<bool>(),
+                1u64..=4,
             ),
         )
             .prop_map(
@@ -77,18 +78,20 @@ fn batch() -> impl Strategy<Value = Batch> {
                     m_tiles,
                     tail,
                     cluster_capacity,
-                    (balance, graph),
+                    (balance, graph, capacity_factor),
                 )| {
                     // Two and four tiles exist only up to head_dim 128 (the config refuses the rest).
                     let m_tiles = m_tiles.map(|m| if head_dim > 128 { 1 } else { m });
-                    // A CUDA-graph plan's grid for this batch as its capacity (graph plans fix
-                    // the variant, so only with m_tiles given).
+                    // A CUDA-graph plan's grid for a capacity of 1-4 times this batch's
+                    // blocks (graph plans fix the variant, so only with m_tiles given).
                     let max_ctas = m_tiles.filter(|_| graph).map(|m| {
                         let blocks: u64 = q_lens
                             .iter()
-                            .map(|&q| (q * group).div_ceil(16 * m) as u64 * kv_heads as u64)
+                            .map(|&q| {
+                                (q * group).div_ceil(M_TILE_ROWS * m) as u64 * kv_heads as u64
+                            })
                             .sum();
-                        graph_max_ctas(blocks, (sm_count * ctas_per_sm) as u64)
+                        graph_max_ctas(blocks * capacity_factor, (sm_count * ctas_per_sm) as u64)
                     });
                     Batch {
                         q_lens,
@@ -241,17 +244,18 @@ proptest! {
         prop_assert!(ws.partial_lse_offset_bytes + ws.partial_lse_bytes <= ws.total_bytes);
         // Grid within the launch limit.
         prop_assert!(p.work.len() < i32::MAX as usize);
-        // Automatic splitting stays within the CUDA-graph capacity: at most MAX_WAVE_SPLITS
-        // CTAs per block or MAX_AUTO_WAVES waves (plus MAX_TAIL_CHUNKS per block with a tail).
+        // Automatic splitting makes at most MAX_WAVE_SPLITS CTAs per block or MAX_AUTO_WAVES
+        // waves (plus MAX_TAIL_CHUNKS per block with a tail).
         let wave = (b.sm_count * b.ctas_per_sm) as u64;
         let all_blocks = (p.merge.len() + p.work.iter().filter(|w| w.partial_slot == FINAL_OUTPUT).count()) as u64;
         if b.splits == Splits::Auto {
             let tail = if b.tail.is_some() { all_blocks * MAX_TAIL_CHUNKS as u64 } else { 0 };
             let cap = max_auto_ctas(all_blocks, wave) + tail;
             prop_assert!(p.work.len() as u64 <= cap, "{} CTAs over the graph capacity {}", p.work.len(), cap);
-            // A graph plan's batch stays within its captured grid.
-            if let (Some(grid), None) = (b.max_ctas, b.tail) {
-                prop_assert!(p.work.len() as u64 <= grid, "{} CTAs over the graph grid {}", p.work.len(), grid);
+            // A graph plan's batch stays within its captured grid (the tail's chunks within
+            // the reserve `for_graphs` adds for them).
+            if let Some(grid) = b.max_ctas {
+                prop_assert!(p.work.len() as u64 <= grid + tail, "{} CTAs over the graph grid {} + {}", p.work.len(), grid, tail);
             }
         }
         if p.balanced {

@@ -56,7 +56,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     };
     // Launched as a programmatic dependent of the decode grid on sm_90+: wait for its partials.
     // The next decode call may start its prologue (work item, page ids; with `early_kv` also
-    // the K/V tiles before its new tokens) once every combine CTA is here: with `early_kv` at
+    // the K/V tiles before its new tokens) once every combine CTA is here or has exited: with `early_kv` at
     // once, so its CTAs take the SMs the decode grid's tail frees, otherwise after the wait. It
     // waits for this grid before it reads Q or writes anything (See Note [PDL chain] and Note
     // [early K/V tiles] in DESIGN.md).
