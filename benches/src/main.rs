@@ -126,7 +126,7 @@ enum Cmd {
         plan_only: bool,
         /// Graph-mode plans (`DecodePlan::for_graphs` + `update`, what an engine replaying a
         /// captured graph runs) with a capacity of N times each batch (requests and page
-        /// entries): the fixed grid, the combine kernel, no cluster merge or paired tiles.
+        /// entries): the fixed grid, the combine kernel, paired fp8 tiles by the capacity's blocks.
         #[arg(long, value_name = "N")]
         graph_plan: Option<u32>,
     },
