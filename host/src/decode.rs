@@ -158,7 +158,7 @@ pub struct DecodeConfig {
     /// `None` (default) = automatic, paired where the batch's blocks leave the four-CTA wave
     /// part-empty ([`crate::plan::prefer_paired`]); `Some(true)` wherever it exists;
     /// `Some(false)` never. Graph plans ([`DecodePlan::for_graphs`], sized once for a
-    /// capacity) always run `_m8`.
+    /// capacity) apply the automatic rule to the capacity's blocks.
     pub paired_tiles: Option<bool>,
     /// Early K/V tiles (See Note [early K/V tiles] in docs/DESIGN.md), sm_90+. `true`
     /// (default): the caller promises that the K/V rows before each request's new tokens
@@ -940,9 +940,22 @@ impl DecodePlan {
         let kv_tiles = max_keys.div_ceil(KV_TILE_TOKENS as u64) * cfg.kv_heads as u64;
         let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.arch(), dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
-        // Graph plans keep the unpaired `_m8` (DecodeConfig::paired_tiles).
-        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) =
-            Self::variant(dev, cfg, m_tiles, narrow, false)?;
+        // Paired fp8 tiles by the rule of direct plans applied to the capacity's blocks: a
+        // capacity that leaves the four-CTA wave part-empty leaves it so for every batch.
+        let variant = |paired| Self::variant(dev, cfg, m_tiles, narrow, paired);
+        let (decode_kernel, dims, ctas_per_sm, tma_box_tokens) = match cfg.paired_tiles {
+            _ if !cfg.paired_exists(narrow) => variant(false)?,
+            Some(paired) => variant(paired)?,
+            None => {
+                let (unpaired, paired) = (variant(false)?, variant(true)?);
+                let blocks = cap.max_requests as u64 * cfg.kv_heads as u64;
+                if crate::plan::prefer_paired(blocks, dev.caps().sm_count, (unpaired.2, paired.2)) {
+                    paired
+                } else {
+                    unpaired
+                }
+            }
+        };
         let rows_per_block = M_TILE_ROWS * m_tiles;
         // Work items: without a split, one per (request, kv head, row block); with automatic
         // splits `plan::graph_max_ctas` (batches are planned within it); with Fixed(n) at most
