@@ -496,8 +496,13 @@ impl BatchTables<'_> {
 /// cluster merge) or for a CUDA graph (within the captured grid; groups of each size that
 /// divides the launch's cluster size, for the cluster merge).
 enum PlanMode<'a> {
-    Direct { cluster_capacity: &'a [u32] },
-    Graph { max_ctas: u64, cluster_capacity: &'a [u32] },
+    Direct {
+        cluster_capacity: &'a [u32],
+    },
+    Graph {
+        max_ctas: u64,
+        cluster_capacity: &'a [u32],
+    },
 }
 
 /// A validated, planned batch with its tables, work list and workspace on the device.
@@ -749,7 +754,11 @@ impl PlanBuffers {
             &mut self.merge,
         )?;
         // Blocks merged in clusters leave the combine nothing to do.
-        let combine_merges = if group > 1 { 0 } else { plan.merge.len() as u32 };
+        let combine_merges = if group > 1 {
+            0
+        } else {
+            plan.merge.len() as u32
+        };
         put(
             &[plan.work.len() as u32, combine_merges, group],
             &mut self.counts,
