@@ -1004,15 +1004,27 @@ impl DecodePlan {
         } + tail_reserve;
         // Clusters of `cluster` (a whole number of them in the grid), in which the batches
         // split into a divisor of it merge.
+        // A clustered grid keeps one wave past the capacity's blocks (a merge in clusters
+        // needs every cluster resident anyway): its idle CTAs cost far more than a plain
+        // grid's (session 51: W2's graph plan at 792 CTAs, 536 idle, 3.3 us slower in clusters
+        // than without).
+        let clustered_ctas = match cfg.splits {
+            Splits::Auto => (blocks + wave) as u64,
+            Splits::Fixed(_) => (max_work - tail_reserve) as u64,
+        };
         let cluster = Self::graph_cluster_size(
             dev,
             cfg,
             cap,
             (m_tiles, ctas_per_sm),
             (decode_kernel, dims),
-            (max_work - tail_reserve) as u64,
+            clustered_ctas,
         )?;
-        let max_work = max_work.next_multiple_of(cluster.max(1) as usize);
+        let max_work = if cluster > 1 {
+            (clustered_ctas as usize + tail_reserve).next_multiple_of(cluster as usize)
+        } else {
+            max_work
+        };
         let graph_group_capacity = if cluster > 1 {
             let clusters = launch::max_active_clusters(dev, decode_kernel, dims, cluster)?;
             (0..=cluster)
