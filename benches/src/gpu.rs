@@ -256,6 +256,8 @@ pub struct Knobs {
     /// batch) whose capacity is N times the batch (requests and page entries; new tokens as
     /// the workload's): what an engine replaying captured graphs gets.
     pub graph_plan: Option<u32>,
+    /// `--graph-cluster auto|off|N`.
+    pub graph_cluster: Option<u32>,
 }
 
 impl Default for Knobs {
@@ -282,6 +284,7 @@ impl Default for Knobs {
             paged_probe: None,
             plan_only: false,
             graph_plan: None,
+            graph_cluster: c.graph_cluster,
         }
     }
 }
@@ -338,6 +341,7 @@ impl Case {
         cfg.combine_parts = knobs.combine_parts;
         cfg.narrow_rows = knobs.narrow_rows;
         cfg.paired_tiles = knobs.paired_tiles;
+        cfg.graph_cluster = knobs.graph_cluster;
         cfg.early_kv = knobs.early_kv;
         cfg.kv_layout = knobs.kv_layout;
         let s = dev.stream();
@@ -824,8 +828,14 @@ fn plan_note(dev: &Device, c: &Case, ceil: Ceilings) -> (String, f64) {
                     " (clusters of {n}: {} fit, not used)",
                     c.plans[0].cluster_capacity(dev, n).unwrap_or(0)
                 ),
-            (0, _) => String::new(),
-            (n, _) => format!(" in clusters of {n}"),
+            (0, _) => match c.plans[0].launch_cluster() {
+                0 => String::new(),
+                lc => format!(" (grid in clusters of {lc})"),
+            },
+            (n, _) => match c.plans[0].launch_cluster() {
+                lc if lc == n => format!(" in clusters of {n}"),
+                lc => format!(" in groups of {n} (clusters of {lc})"),
+            },
         },
         c.plans[0].kernel()
     );

@@ -126,9 +126,16 @@ enum Cmd {
         plan_only: bool,
         /// Graph-mode plans (`DecodePlan::for_graphs` + `update`, what an engine replaying a
         /// captured graph runs) with a capacity of N times each batch (requests and page
-        /// entries): the fixed grid, the combine kernel, paired fp8 tiles by the capacity's blocks.
+        /// entries): the fixed grid, launched in clusters where the capacity's own batch
+        /// would merge in them (`--graph-cluster`), else the combine kernel;
+        /// paired fp8 tiles by the capacity's blocks.
         #[arg(long, value_name = "N")]
         graph_plan: Option<u32>,
+        /// Graph plans' cluster size (`DecodeConfig::graph_cluster`): `auto` (the library's
+        /// choice), `off`, or N (2-8: clusters of N, in which batches split into a divisor of
+        /// N merge).
+        #[arg(long, default_value = "auto")]
+        graph_cluster: String,
     },
     /// The streaming-read ceiling against the bytes one kernel reads (short-kernel ramp).
     Probe {
@@ -189,6 +196,7 @@ fn main() {
             paged_probe,
             plan_only,
             graph_plan,
+            graph_cluster,
         } => {
             let splits = match splits.as_str() {
                 "auto" => Ok(ferroflash::Splits::Auto),
@@ -217,6 +225,10 @@ fn main() {
                 auto_or_number("--combine-parts", &combine_parts, "auto or a number");
             let narrow_rows = auto_on_off("--narrow", &narrow);
             let paired_tiles = auto_on_off("--paired", &paired);
+            let graph_cluster = match graph_cluster.as_str() {
+                "off" => Ok(Some(0)),
+                v => auto_or_number("--graph-cluster", v, "auto, off or a number"),
+            };
             let early_kv = on_off("--early-kv", &early_kv, "on or off");
             let paged_probe = match paged_probe.as_deref() {
                 None => Ok(None),
@@ -249,6 +261,7 @@ fn main() {
                     paged_probe: paged_probe?,
                     plan_only,
                     graph_plan: graph_plan.filter(|&n| n > 0),
+                    graph_cluster: graph_cluster?,
                 };
                 load(&common).and_then(|w| {
                     gpu::bench(

@@ -240,6 +240,10 @@ pub struct DecodeParams {
     /// the final normalisation.
     pub v_scale: u64,
     /// Device counter of valid work items (CUDA-graph mode), or [`NONE_ADDR`]: use `num_work`.
+    /// Its third word (`num_work_dev + 8`) is the batch's cluster merge group when the grid is
+    /// launched in clusters (`cluster_splits > 1`): 0, the combine kernel merges; `k >= 2`
+    /// dividing `cluster_splits`, CTAs `g k .. (g + 1) k` of each cluster are one block's `k`
+    /// splits in key order and merge in the cluster (See Note [graph mode] in docs/DESIGN.md).
     pub num_work_dev: u64,
     /// Device counter of valid merge items (CUDA-graph mode), or [`NONE_ADDR`]: use `num_merge`.
     pub num_merge_dev: u64,
@@ -272,7 +276,8 @@ pub struct DecodeParams {
     /// Split-KV cluster mode: 0 (off), or the cluster size `n` (2..=`MAX_CLUSTER_SPLITS`) the
     /// decode grid was launched with; the `n` CTAs of a cluster are the `n` splits of one block
     /// in key order, and merge their partials through distributed shared memory instead of the
-    /// workspace and the combine kernel (See Note [cluster merge] in docs/DESIGN.md).
+    /// workspace and the combine kernel (See Note [cluster merge] in docs/DESIGN.md). In
+    /// graph mode the groups of a cluster come from `num_work_dev`'s third word.
     pub cluster_splits: u32,
     /// Combine CTAs per merge item (>= 1, a power of two dividing `head_dim / 4`): combine CTA
     /// `b` merges item `b / combine_parts` over columns `part * head_dim / combine_parts ..`

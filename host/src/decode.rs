@@ -136,14 +136,22 @@ pub struct DecodeConfig {
     /// Merge split-KV partials inside thread-block clusters, without the workspace and the
     /// combine kernel, where the plan allows it: every block in the same number of splits, at
     /// most [`DecodeConfig::max_cluster_splits`] (see [`crate::plan::cluster_order`]), and all
-    /// of the plan's clusters resident at once; sm_90+ and not in graph mode. Default `true`;
-    /// `false` always uses the combine kernel.
+    /// of the plan's clusters resident at once; sm_90+. Graph plans launch their grid in
+    /// clusters of [`DecodeConfig::graph_cluster`] and merge in them the batches whose blocks
+    /// all split into a divisor of it. Default `true`; `false` always uses the combine kernel.
     pub cluster_merge: bool,
     /// Largest cluster (splits per block) cluster-merge mode takes, 2..=[`MAX_CLUSTER_SPLITS`]
     /// (default: [`MAX_CLUSTER_SPLITS`], 8; larger values act as 8, below 2 as
     /// `cluster_merge = false`). Measured in docs/perf.md (change 50): clusters of
     /// 8 at four fp8 CTAs per SM are 3% faster than the combine kernel.
     pub max_cluster_splits: u32,
+    /// Graph plans' cluster size (See Note [graph mode] in docs/DESIGN.md): `None` (default) =
+    /// automatic, the split count of the capacity's own batch (every request at the capacity's
+    /// mean length) where the direct planner would merge that batch in clusters, else none;
+    /// `Some(0)` or `Some(1)`: no clusters (the combine merges every batch); `Some(n)`,
+    /// `2 <= n <= max_cluster_splits`: clusters of `n`, in which batches split into a divisor
+    /// of `n` merge.
+    pub graph_cluster: Option<u32>,
     /// Combine CTAs per split block (column parts, a power of two up to `head_dim / 16`):
     /// `None` (default) = automatic ([`crate::plan::combine_parts`]).
     pub combine_parts: Option<u32>,
@@ -206,6 +214,7 @@ impl DecodeConfig {
             balance: Balance::Auto,
             cluster_merge: true,
             max_cluster_splits: MAX_CLUSTER_SPLITS,
+            graph_cluster: None,
             combine_parts: None,
             narrow_rows: None,
             paired_tiles: None,
@@ -484,10 +493,16 @@ impl BatchTables<'_> {
 }
 
 /// How [`DecodePlan`] plans a batch: directly (clusters of each size the device holds, for the
-/// cluster merge) or for a CUDA graph (always the combine, within the captured grid).
+/// cluster merge) or for a CUDA graph (within the captured grid; groups of each size that
+/// divides the launch's cluster size, for the cluster merge).
 enum PlanMode<'a> {
-    Direct { cluster_capacity: &'a [u32] },
-    Graph { max_ctas: u64 },
+    Direct {
+        cluster_capacity: &'a [u32],
+    },
+    Graph {
+        max_ctas: u64,
+        cluster_capacity: &'a [u32],
+    },
 }
 
 /// A validated, planned batch with its tables, work list and workspace on the device.
@@ -519,8 +534,15 @@ pub struct DecodePlan {
     dims: LaunchDims,
     /// Rows per TMA box of the decode variant's K/V tensor maps, 0 for `cp.async` only.
     tma_box_tokens: u32,
-    /// Cluster size of the decode grid in cluster-merge mode, 0 otherwise.
+    /// Cluster size of the decode grid's launch (cluster-merge mode, or a graph plan's
+    /// clusters), 0 otherwise.
     cluster: u32,
+    /// Graph mode: the batch's merge groups (CTAs per block merged in a cluster, dividing
+    /// `cluster`), 0 when the combine merges; direct plans: unused (0).
+    graph_group: u32,
+    /// Graph mode: groups of `n` CTAs the device holds at once in the launch's clusters,
+    /// indexed by `n` (See [`DecodePlan::graph_group_capacity`]); empty without clusters.
+    graph_group_capacity: Vec<u32>,
     /// Combine CTAs per merge item ([`crate::plan::combine_parts`]).
     combine_parts: u32,
     combine_dims: Option<LaunchDims>,
@@ -618,7 +640,7 @@ struct PlanBuffers {
     page_indices: CudaSlice<u32>,
     work: CudaSlice<u32>,
     merge: CudaSlice<u32>,
-    /// `[num_work, num_merge]`, read by the kernels in graph mode.
+    /// `[num_work, num_merge, cluster_group]`, read by the kernels in graph mode.
     counts: CudaSlice<u32>,
     /// The split-KV workspace: one allocation, regions by [`crate::plan::WorkspaceLayout`].
     workspace: CudaSlice<u8>,
@@ -665,7 +687,7 @@ impl PlanBuffers {
             page_indices: u32s(n.page_entries)?,
             work: u32s(n.work * DecodeWork::WORDS)?,
             merge: u32s(n.merge * MergeWork::WORDS)?,
-            counts: u32s(2)?,
+            counts: u32s(3)?,
             workspace: s
                 .alloc_zeros::<u8>(layout.total_bytes)
                 .map_err(Error::driver("alloc workspace"))?,
@@ -691,7 +713,8 @@ impl PlanBuffers {
     }
 
     /// Copy a batch's tables and plan into the buffers (stream-ordered).
-    fn fill(&mut self, dev: &Device, t: &BatchTables, plan: &Plan) -> Result<()> {
+    /// `group`: the cluster merge's group (graph mode; 0: the combine merges `plan.merge`).
+    fn fill(&mut self, dev: &Device, t: &BatchTables, plan: &Plan, group: u32) -> Result<()> {
         let s = dev.stream();
         let map = Error::driver("upload plan");
         let put = |src: &[u32], dst: &mut CudaSlice<u32>| -> Result<()> {
@@ -710,7 +733,7 @@ impl PlanBuffers {
         };
         // Counts go to zero first and to their values last: a launch that sees a half-written
         // plan (after a failed upload) runs no CTA.
-        put(&[0, 0], &mut self.counts)?;
+        put(&[0, 0, 0], &mut self.counts)?;
         put(t.q_indptr, &mut self.q_indptr)?;
         put(t.kv_lens, &mut self.kv_lens)?;
         put(t.page_indptr, &mut self.page_indptr)?;
@@ -730,8 +753,14 @@ impl PlanBuffers {
                 .collect::<Vec<_>>(),
             &mut self.merge,
         )?;
+        // Blocks merged in clusters leave the combine nothing to do.
+        let combine_merges = if group > 1 {
+            0
+        } else {
+            plan.merge.len() as u32
+        };
         put(
-            &[plan.work.len() as u32, plan.merge.len() as u32],
+            &[plan.work.len() as u32, combine_merges, group],
             &mut self.counts,
         )?;
         // Host slices are pageable: make sure the copies consumed them before returning.
@@ -882,7 +911,7 @@ impl DecodePlan {
             head_dim: cfg.head_dim as usize,
         };
         let mut bufs = PlanBuffers::alloc(dev, sizes)?;
-        bufs.fill(dev, tables, &plan)?;
+        bufs.fill(dev, tables, &plan, 0)?;
         let max_splits = plan.merge.iter().map(|m| m.num_splits).max().unwrap_or(0);
         if !plan.merge.is_empty() && cluster == 0 {
             // Loaded now, not at the first run (`Device::preload`).
@@ -905,6 +934,8 @@ impl DecodePlan {
                 ..dims
             },
             cluster,
+            graph_group: 0,
+            graph_group_capacity: Vec::new(),
             combine_parts: parts,
             combine_dims: (!plan.merge.is_empty() && cluster == 0).then(|| LaunchDims {
                 grid: (plan.merge.len() as u32 * parts, 1, 1),
@@ -971,6 +1002,40 @@ impl DecodePlan {
             Splits::Auto => crate::plan::graph_max_ctas(blocks as u64, wave as u64) as usize,
             Splits::Fixed(n) => blocks * n.min(MAX_SPLITS) as usize,
         } + tail_reserve;
+        // Clusters of `cluster` (a whole number of them in the grid), in which the batches
+        // split into a divisor of it merge.
+        // A clustered grid keeps one wave past the capacity's blocks (a merge in clusters
+        // needs every cluster resident anyway): its idle CTAs cost far more than a plain
+        // grid's (session 51: W2's graph plan at 792 CTAs, 536 idle, 3.3 us slower in clusters
+        // than without).
+        let clustered_ctas = match cfg.splits {
+            Splits::Auto => (blocks + wave) as u64,
+            Splits::Fixed(_) => (max_work - tail_reserve) as u64,
+        };
+        let cluster = Self::graph_cluster_size(
+            dev,
+            cfg,
+            cap,
+            (m_tiles, ctas_per_sm),
+            (decode_kernel, dims),
+            clustered_ctas,
+        )?;
+        let max_work = if cluster > 1 {
+            (clustered_ctas as usize + tail_reserve).next_multiple_of(cluster as usize)
+        } else {
+            max_work
+        };
+        let graph_group_capacity = if cluster > 1 {
+            let clusters = launch::max_active_clusters(dev, decode_kernel, dims, cluster)?;
+            (0..=cluster)
+                .map(|k| match k {
+                    2.. if cluster % k == 0 => clusters * (cluster / k),
+                    _ => 0,
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
         let sizes = BufferSizes {
             requests: cap.max_requests as usize,
             page_entries: cap.max_page_entries as usize,
@@ -1014,9 +1079,11 @@ impl DecodePlan {
                 grid: (max_work as u32, 1, 1),
                 ..dims
             },
-            // Graph mode re-plans within a fixed grid: splits vary per update, so the combine
-            // kernel (fixed grid too) merges them.
-            cluster: 0,
+            // Graph mode re-plans within a fixed grid: splits vary per update; the combine kernel
+            // (fixed grid too) merges them unless they are a divisor of the cluster size.
+            cluster,
+            graph_group: 0,
+            graph_group_capacity,
             combine_parts: parts,
             combine_dims: Some(LaunchDims {
                 grid: (blocks as u32 * parts, 1, 1),
@@ -1060,7 +1127,7 @@ impl DecodePlan {
                 why: format!("{entries} entries, capacity {}", cap.max_page_entries),
             });
         }
-        let plan = Self::plan_batch(
+        let mut plan = Self::plan_batch(
             dev,
             &self.cfg,
             tables,
@@ -1069,8 +1136,11 @@ impl DecodePlan {
             // Within the captured grid, less the tail split's reserve.
             PlanMode::Graph {
                 max_ctas: self.dims.grid.0 as u64 - self.graph_tail_reserve,
+                cluster_capacity: &self.graph_group_capacity,
             },
         );
+        // Groups dividing the launch's cluster size (the capacity has zeros elsewhere).
+        let group = Self::cluster_merge(&mut plan, &self.graph_group_capacity);
         // The work list fills the decode grid; the merge list holds the capacity's blocks (the
         // combine grid is `combine_parts` CTAs per block).
         let (work_cap, merge_cap) = (
@@ -1088,7 +1158,8 @@ impl DecodePlan {
                 ),
             });
         }
-        self.bufs.fill(dev, tables, &plan)?;
+        self.bufs.fill(dev, tables, &plan, group)?;
+        self.graph_group = group;
         self.total_tokens = *tables.q_indptr.last().unwrap() as usize;
         self.plan_requests = q_lens.len();
         self.plan = plan;
@@ -1196,10 +1267,93 @@ impl DecodePlan {
         self.tma_box_tokens
     }
 
-    /// Cluster size of the decode grid when split-KV partials are merged in clusters
-    /// ([`DecodeConfig::cluster_merge`]), 0 when the combine kernel merges them.
+    /// Splits per block merged in a cluster when split-KV partials are merged in clusters
+    /// ([`DecodeConfig::cluster_merge`]; graph mode: the batch's groups), 0 when the combine
+    /// kernel merges them.
     pub fn cluster_splits(&self) -> u32 {
+        self.merge_groups()
+    }
+
+    /// Cluster size of the decode grid's launch, 0 without clusters (direct plans: as
+    /// [`cluster_splits`](Self::cluster_splits); graph plans: fixed for the capacity,
+    /// [`DecodeConfig::graph_cluster`]).
+    pub fn launch_cluster(&self) -> u32 {
         self.cluster
+    }
+
+    fn merge_groups(&self) -> u32 {
+        if self.graph.is_some() {
+            self.graph_group
+        } else {
+            self.cluster
+        }
+    }
+
+    /// Graph plans' cluster size ([`DecodeConfig::graph_cluster`]) for `cap`: automatic, the
+    /// split count of the capacity's own batch (`max_requests` requests of
+    /// `max_page_entries / max_requests` pages and `max_new_tokens` new tokens each) where the
+    /// direct planner merges it in clusters, within the graph's grid (`max_ctas`), and the
+    /// device holds a whole wave in such clusters; 0 where that batch goes to the combine, a
+    /// wave in those clusters loses slots, or the config or the arch rule clusters out.
+    fn graph_cluster_size(
+        dev: &Device,
+        cfg: &DecodeConfig,
+        cap: GraphCapacity,
+        (m_tiles, ctas_per_sm): (u32, u32),
+        (kernel, dims): (&'static str, LaunchDims),
+        max_ctas: u64,
+    ) -> Result<u32> {
+        let capacity = Self::cluster_capacities(dev, cfg, kernel, dims)?;
+        let Some(max) = capacity.len().checked_sub(1) else {
+            return Ok(0);
+        };
+        match cfg.graph_cluster {
+            Some(n) if n < 2 => return Ok(0),
+            Some(n) => return Ok(n.min(max as u32)),
+            None => {}
+        }
+        let requests = cap.max_requests as usize;
+        let pages = cap.max_page_entries / cap.max_requests;
+        let kv_len = (pages as u64 * cfg.page_size as u64).min(u32::MAX as u64) as u32;
+        let q_len = cap.max_new_tokens.min(kv_len);
+        if q_len == 0 {
+            return Ok(0);
+        }
+        let q_lens = vec![q_len; requests];
+        let kv_lens = vec![kv_len; requests];
+        let q_indptr: Vec<u32> = (0..=requests as u32).map(|r| r * q_len).collect();
+        let page_indptr: Vec<u32> = (0..=requests as u32).map(|r| r * pages).collect();
+        let plan = plan(&PlanInput {
+            q_indptr: &q_indptr,
+            page_indptr: &page_indptr,
+            q_lens: &q_lens,
+            kv_lens: &kv_lens,
+            q_heads: cfg.q_heads,
+            kv_heads: cfg.kv_heads,
+            head_dim: cfg.head_dim,
+            kv_elem_bytes: cfg.operand_types().1.bytes(),
+            sm_count: dev.caps().sm_count,
+            ctas_per_sm,
+            splits: cfg.splits,
+            m_tiles: Some(m_tiles),
+            tail: cfg.tail,
+            balance: cfg.balance,
+            cluster_capacity: &capacity,
+            max_ctas: Some(max_ctas),
+        });
+        // Only sizes that lose no slot of a wave to the GPCs' leftovers: the batches that go to
+        // the combine run in the same clusters (session 51: W1 in a grid of clusters of 7,
+        // which hold fewer CTAs at once than one wave, 48.7 -> 58.3 us).
+        let wave = dev.caps().sm_count as u64 * ctas_per_sm as u64;
+        Ok(match crate::plan::cluster_order(&plan, max as u32) {
+            Some((n, _))
+                if capacity[n as usize] as usize >= plan.merge.len()
+                    && capacity[n as usize] as u64 * n as u64 >= wave =>
+            {
+                n
+            }
+            _ => 0,
+        })
     }
 
     /// Combine CTAs per split block ([`crate::plan::combine_parts`]); meaningful when the
@@ -1226,7 +1380,10 @@ impl DecodePlan {
     ) -> Plan {
         let (cluster_capacity, max_ctas) = match mode {
             PlanMode::Direct { cluster_capacity } => (cluster_capacity, None),
-            PlanMode::Graph { max_ctas } => (&[][..], Some(max_ctas)),
+            PlanMode::Graph {
+                max_ctas,
+                cluster_capacity,
+            } => (cluster_capacity, Some(max_ctas)),
         };
         let p = plan(&PlanInput {
             q_indptr: t.q_indptr,
@@ -1309,7 +1466,7 @@ impl DecodePlan {
             self.cfg.head_dim,
             dev.caps().sm_count,
             self.ctas_per_sm,
-            self.cluster > 0,
+            self.merge_groups() > 0,
         )
     }
     /// Bytes of K and V in one 64-key tile of one kv head.

@@ -2320,9 +2320,12 @@ fn bad_tensors(d: &Device) -> CaseResult {
 /// Graph mode: capture one run of a capacity-sized plan, then `update` to another batch
 /// (other lengths, request count, page table and data in the same buffers) and replay; both
 /// replays must match the float64 reference, and a replay must equal a direct run bitwise.
-/// Also with the experimental tail split (its larger grid reserved at capture).
+/// Also with the experimental tail split (its larger grid reserved at capture), and with the
+/// grid launched in clusters (sm_90a): batches split evenly into a divisor of the cluster size
+/// merge in them (groups of 2 in clusters of 4, the last cluster half idle; groups of 4), the
+/// others go to the combine from the same clustered grid.
 fn graph_replay(d: &Device) -> CaseResult {
-    graph_replay_with(d, None, 4, false)?;
+    graph_replay_with(d, None, 4, false, None)?;
     graph_replay_with(
         d,
         Some(ferroflash::TailSplit {
@@ -2331,24 +2334,33 @@ fn graph_replay(d: &Device) -> CaseResult {
         }),
         4,
         false,
+        None,
     )?;
     // At most 2 new tokens x group 4 = 8 rows: the narrow kernel.
-    graph_replay_with(d, None, 2, false)?;
+    graph_replay_with(d, None, 2, false, None)?;
     // Up to 16 new tokens x group 4 = 64 rows: the row-split _w64 kernel, or the wgmma _g64
     // one on sm_90a (checked).
-    graph_replay_with(d, None, 16, false)?;
+    graph_replay_with(d, None, 16, false, None)?;
     // A balanced plan (blocks cut at slot boundaries, dispatch order) replayed after updates.
-    graph_replay_with(d, None, 4, true)
+    graph_replay_with(d, None, 4, true, None)?;
+    // Clustered grids: (splits per block, cluster size).
+    graph_replay_with(d, None, 4, false, Some((2, 4)))?;
+    graph_replay_with(d, None, 2, false, Some((4, 4)))
 }
 
 /// Graph capture and replay with `max_new_tokens` new tokens at most (the batches' new tokens
 /// are capped to it, and scaled by 4 from 8 up); 2 or fewer runs the narrow variant, 16 the
 /// row-split `_w64` one or, on sm_90a, the wgmma `_g64` one (pinned, checked), over HND pages.
+/// `clusters`: `Some((splits, n))` fixes the splits per block and launches the grid in clusters
+/// of `n` (three kv heads, so that a batch of three requests has an odd number of blocks), and
+/// adds a batch whose blocks all split `splits` ways, which must merge in the clusters on
+/// sm_90a.
 fn graph_replay_with(
     d: &Device,
     tail: Option<ferroflash::TailSplit>,
     max_new_tokens: u32,
     balanced: bool,
+    clusters: Option<(u32, u32)>,
 ) -> CaseResult {
     use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
     use cudarc::driver::{DevicePtr, DevicePtrMut};
@@ -2359,7 +2371,8 @@ fn graph_replay_with(
     } else {
         (4, 400)
     };
-    let (kv_heads, group, head_dim, page) = (4usize, 4usize, 128usize, 16usize);
+    let kv_heads = if clusters.is_some() { 3usize } else { 4 };
+    let (group, head_dim, page) = (4usize, 128usize, 16usize);
     let cap = GraphCapacity {
         max_requests,
         max_new_tokens,
@@ -2377,6 +2390,11 @@ fn graph_replay_with(
     if balanced {
         cfg.balance = ferroflash::Balance::On;
     }
+    if let Some((splits, n)) = clusters {
+        cfg.splits = ferroflash::Splits::Fixed(splits);
+        cfg.graph_cluster = Some(n);
+    }
+    let clustered = clusters.is_some() && d.arch() == ferroflash::ModuleArch::Sm90a;
     // The 16-token graph reads HND pages (the others NHD).
     if max_new_tokens == 16 {
         cfg.kv_layout = KvLayout::Hnd;
@@ -2389,6 +2407,13 @@ fn graph_replay_with(
         cfg.m_tiles = Some(4);
     }
     let mut plan = DecodePlan::for_graphs(d, &cfg, cap).map_err(|e| e.to_string())?;
+    if clustered && plan.launch_cluster() != clusters.unwrap().1 {
+        return Err(format!(
+            "graph plan launched in clusters of {}, asked for {:?}",
+            plan.launch_cluster(),
+            clusters
+        ));
+    }
     if plan.kernel().ends_with("_m8") != narrow
         || (max_new_tokens as usize * group > 32)
             != (plan.kernel().ends_with("_w64") || plan.kernel().ends_with("_g64"))
@@ -2446,13 +2471,18 @@ fn graph_replay_with(
             ),
         ]
     } else {
-        vec![
+        let mut b = vec![
             (vec![1, 4, 2], vec![100, 1500, 0]),
             (vec![4, 1, 1, 3], vec![3000, 17, 64, 900]),
             // Short keys, no split: every combine CTA idle (the grid's last one still waits
             // for the decode grid), most decode CTAs idle.
             (vec![2], vec![40]),
-        ]
+        ];
+        if clusters.is_some() {
+            // Every block long enough for the fixed splits: merged in the clusters.
+            b.push((vec![1, 2, 3], vec![700, 1200, 2000]));
+        }
+        b
     };
     for (seed, (q_lens, kv_lens)) in batches.iter().enumerate() {
         let scale = if max_new_tokens >= 8 { 4 } else { 1 };
@@ -2495,8 +2525,25 @@ fn graph_replay_with(
         if balanced && !plan.plan().balanced {
             return Err(format!("batch {seed}: the graph plan is not balanced"));
         }
-        if kv_lens.len() == 1 && !plan.plan().merge.is_empty() {
+        if kv_lens.len() == 1 && !plan.plan().merge.is_empty() && clusters.is_none() {
             return Err(format!("batch {seed}: 40 keys were split"));
+        }
+        if clustered {
+            let splits = clusters.unwrap().0;
+            let even = plan.plan().merge.len() as u32 * splits == plan.plan().work.len() as u32
+                && plan.plan().merge.iter().all(|m| m.num_splits == splits);
+            let want = if even { splits } else { 0 };
+            if plan.cluster_splits() != want {
+                return Err(format!(
+                    "batch {seed}: merged in groups of {}, expected {want} ({} CTAs, {} merges)",
+                    plan.cluster_splits(),
+                    plan.plan().work.len(),
+                    plan.plan().merge.len()
+                ));
+            }
+            if seed == 3 && want == 0 {
+                return Err("the evenly split batch was not merged in clusters".into());
+            }
         }
         s.memcpy_htod(u16_bits(&x.q_bits), &mut g_q.slice_mut(..x.q.len()))
             .map_err(err)?;

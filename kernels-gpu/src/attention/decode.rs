@@ -32,6 +32,9 @@ struct Block {
     num_tiles: u32,
     /// The work item one wave later ([`DecodeParams::next_wave_ctas`]), or [`NO_NEXT_WORK`].
     next_work: u32,
+    /// Split-KV cluster merge: CTAs per block in this CTA's cluster group (see
+    /// [`cluster_group`]), 0 when the combine merges (or nothing does).
+    cluster_group: u32,
     geo: DecodeGeometry,
     plan: DecodeSmemPlan,
 }
@@ -146,7 +149,18 @@ pub unsafe fn decode_cta<
     // first instead, beside the previous kernel's tail, cost W1's graph plan 0.8 us and
     // gained nothing elsewhere: session 50, Note [graph mode] in docs/DESIGN.md.)
     let wi = block_idx_x();
+    let cluster_group = cluster_group(p);
     if wi >= num_work {
+        // An idle CTA of a cluster whose other CTAs merge meets them at the merge's two
+        // cluster barriers (a whole idle cluster meets itself).
+        if cluster_group > 1 {
+            #[cfg(target_feature = "sm_90")]
+            // SAFETY: every thread of the CTA arrives at both, as every live CTA's threads do.
+            unsafe {
+                barrier_cluster_sync();
+                barrier_cluster_sync_relaxed();
+            }
+        }
         return;
     }
     // SAFETY: `wi < num_work`, the length of the work list.
@@ -163,6 +177,7 @@ pub unsafe fn decode_cta<
             Some(n) if p.next_wave_ctas != 0 && n < num_work => n,
             _ => NO_NEXT_WORK,
         },
+        cluster_group,
         geo,
         plan: geo.smem(),
     };
@@ -196,7 +211,7 @@ pub unsafe fn decode_cta<
             barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads());
             // In cluster mode every thread of the cluster meets at the two cluster barriers
             // of `cluster_merge`.
-            if in_cluster(p) {
+            if in_cluster(&b) {
                 #[cfg(target_feature = "sm_90")]
                 {
                     barrier_cluster_sync();
@@ -547,8 +562,23 @@ impl TmaLane {
 /// Split-KV cluster mode (See Note [cluster merge] in docs/DESIGN.md): never on the sm_80
 /// module, whose launches carry no clusters.
 #[inline(always)]
-fn in_cluster(p: &DecodeParams) -> bool {
-    cfg!(target_feature = "sm_90") && p.cluster_splits > 1
+fn in_cluster(b: &Block) -> bool {
+    cfg!(target_feature = "sm_90") && b.cluster_group > 1
+}
+
+/// CTAs per block in a cluster's merge groups: the launch's cluster size, or in graph mode the
+/// batch's group from the plan (a divisor of the cluster size; 0: the combine merges). Read
+/// once at entry; the same for every CTA of the grid.
+#[inline(always)]
+fn cluster_group(p: &DecodeParams) -> u32 {
+    if !cfg!(target_feature = "sm_90") || p.cluster_splits <= 1 {
+        0
+    } else if p.num_work_dev != NONE_ADDR {
+        // SAFETY: host-provided device counters (graph mode), three words.
+        unsafe { table_u32(p.num_work_dev, 2) }
+    } else {
+        p.cluster_splits
+    }
 }
 
 /// Token index (within the request) of local packed row `lr`, and whether it is a real row.
@@ -1633,7 +1663,7 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
 
     let final_out = b.work.partial_slot == FINAL_OUTPUT;
     // Cluster mode: this CTA's partial stays in its shared memory for `cluster_merge`.
-    let cluster = in_cluster(p) && !final_out;
+    let cluster = in_cluster(b) && !final_out;
     let s_co: Smem<f32> = dynamic_smem_base().byte_add(b.plan.cluster_offset);
     // Pass 1, one thread per row: merged max and sum (plus the sink on the final output); each
     // warp's weight overwrites its max; the row's LSE is stored.
@@ -1738,7 +1768,7 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
         // SAFETY: the host sized the timeline for the grid (or passed none).
         unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::MergeDone, global_timer_ns()) };
     }
-    if in_cluster(p) {
+    if in_cluster(b) {
         #[cfg(target_feature = "sm_90")]
         // SAFETY: forwarded; every consumer thread gets here, the load warps meet the same two
         // cluster barriers in `decode_cta`.
@@ -1780,7 +1810,8 @@ unsafe fn store_out4<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i
 }
 
 /// Split-KV merge inside a thread-block cluster (See Note [cluster merge] in docs/DESIGN.md):
-/// the `n` CTAs of the cluster are the `n` splits of one block in key order, each with its
+/// the `n` CTAs of the cluster (graph mode: of its group of `n` consecutive ranks,
+/// `b.cluster_group`) are the `n` splits of one block in key order, each with its
 /// normalised partial O and LSE in its shared memory (`s_co`). After a cluster barrier, CTA
 /// `rank` takes every `n`-th run of 8 (row, 8 dims) units, starting at run `rank` (units of 4
 /// dims where those of 8 would keep at most half of its threads busy): per unit
@@ -1790,8 +1821,9 @@ unsafe fn store_out4<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i
 /// barrier keeps every CTA resident until the others are done reading it.
 ///
 /// # Safety
-/// Cluster-mode launch contract (`p.cluster_splits` is the cluster size; the cluster's CTAs
-/// are one block's splits); reached by all 128 consumer threads of every CTA of the cluster.
+/// Cluster-mode launch contract (`p.cluster_splits` is the cluster size; each group of
+/// `b.cluster_group` consecutive ranks, a divisor of it, is one block's splits); reached by all
+/// 128 consumer threads of every CTA of the cluster (idle CTAs meet both barriers at entry).
 #[cfg(target_feature = "sm_90")]
 #[inline(always)]
 unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, s_co: Smem<f32>) {
@@ -1802,7 +1834,11 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
         // SAFETY: the host sized the timeline for the grid (or passed none).
         unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::ClusterMet, global_timer_ns()) };
     }
-    let n = p.cluster_splits;
+    // This block's `n` splits are ranks `base .. base + n` of the cluster (`n` divides the
+    // cluster size; the whole cluster outside graph mode).
+    let n = b.cluster_group;
+    let rank = cluster_cta_rank() % n;
+    let base = cluster_cta_rank() - rank;
     let rows = b.geo.rows_per_block();
     let s_lse = s_co.add(rows * D as u32);
     // Units of 8 dims, or of 4 (`!wide`) where units of 8 would keep at most half of a
@@ -1816,7 +1852,7 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
     // ranks, so the real rows (a prefix) are spread over the cluster without strided remote
     // reads.
     let tid = thread_idx_x();
-    let mut idx = ((tid / 8) * n + cluster_cta_rank()) * 8 + tid % 8;
+    let mut idx = ((tid / 8) * n + rank) * 8 + tid % 8;
     while idx < rows << chunks_log2 {
         let (lr, d) = (idx >> chunks_log2, (idx & ((1 << chunks_log2) - 1)) << unit_log2);
         let (i, real) = row_token(p, b, lr);
@@ -1832,13 +1868,14 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
             let mut y = [[0u32; 4]; N];
             for c in 0..N {
                 if (c as u32) < n {
-                    // SAFETY: rank c < n is a CTA of this cluster; published by the barrier;
-                    // 16-byte aligned (d % 4 == 0).
+                    let src = base + c as u32;
+                    // SAFETY: rank base + c (c < n) is a live CTA of this cluster (this block's
+                    // split c); published by the barrier; 16-byte aligned (d % 4 == 0).
                     unsafe {
-                        lse[c] = f32::from_bits(ld_shared_cluster_u32(mapa_shared_cluster(s_lse.add(lr).byte_add::<u32>(0), c as u32)));
-                        x[c] = ld_shared_cluster_v4_u32(mapa_shared_cluster(at.byte_add::<[u32; 4]>(0), c as u32));
+                        lse[c] = f32::from_bits(ld_shared_cluster_u32(mapa_shared_cluster(s_lse.add(lr).byte_add::<u32>(0), src)));
+                        x[c] = ld_shared_cluster_v4_u32(mapa_shared_cluster(at.byte_add::<[u32; 4]>(0), src));
                         if wide {
-                            y[c] = ld_shared_cluster_v4_u32(mapa_shared_cluster(at.add(4).byte_add::<[u32; 4]>(0), c as u32));
+                            y[c] = ld_shared_cluster_v4_u32(mapa_shared_cluster(at.add(4).byte_add::<[u32; 4]>(0), src));
                         }
                     }
                 }
