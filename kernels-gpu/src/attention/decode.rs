@@ -32,9 +32,6 @@ struct Block {
     num_tiles: u32,
     /// The work item one wave later ([`DecodeParams::next_wave_ctas`]), or [`NO_NEXT_WORK`].
     next_work: u32,
-    /// Split-KV cluster merge: CTAs per block in this CTA's cluster group (see
-    /// [`cluster_group`]), 0 when the combine merges (or nothing does).
-    cluster_group: u32,
     geo: DecodeGeometry,
     plan: DecodeSmemPlan,
 }
@@ -149,11 +146,10 @@ pub unsafe fn decode_cta<
     // first instead, beside the previous kernel's tail, cost W1's graph plan 0.8 us and
     // gained nothing elsewhere: session 50, Note [graph mode] in docs/DESIGN.md.)
     let wi = block_idx_x();
-    let cluster_group = cluster_group(p);
     if wi >= num_work {
         // An idle CTA of a cluster whose other CTAs merge meets them at the merge's two
         // cluster barriers (a whole idle cluster meets itself).
-        if cluster_group > 1 {
+        if in_cluster(p) {
             #[cfg(target_feature = "sm_90")]
             // SAFETY: every thread of the CTA arrives at both, as every live CTA's threads do.
             unsafe {
@@ -177,7 +173,6 @@ pub unsafe fn decode_cta<
             Some(n) if p.next_wave_ctas != 0 && n < num_work => n,
             _ => NO_NEXT_WORK,
         },
-        cluster_group,
         geo,
         plan: geo.smem(),
     };
@@ -211,7 +206,7 @@ pub unsafe fn decode_cta<
             barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads());
             // In cluster mode every thread of the cluster meets at the two cluster barriers
             // of `cluster_merge`.
-            if in_cluster(&b) {
+            if in_cluster(p) {
                 #[cfg(target_feature = "sm_90")]
                 {
                     barrier_cluster_sync();
@@ -562,13 +557,14 @@ impl TmaLane {
 /// Split-KV cluster mode (See Note [cluster merge] in docs/DESIGN.md): never on the sm_80
 /// module, whose launches carry no clusters.
 #[inline(always)]
-fn in_cluster(b: &Block) -> bool {
-    cfg!(target_feature = "sm_90") && b.cluster_group > 1
+fn in_cluster(p: &DecodeParams) -> bool {
+    cfg!(target_feature = "sm_90") && cluster_group(p) > 1
 }
 
 /// CTAs per block in a cluster's merge groups: the launch's cluster size, or in graph mode the
-/// batch's group from the plan (a divisor of the cluster size; 0: the combine merges). Read
-/// once at entry; the same for every CTA of the grid.
+/// batch's group from the plan (a divisor of the cluster size; 0: the combine merges); the
+/// same for every CTA of the grid. Read where it is used, not kept in [`Block`] (a register
+/// held through the tile loop cost the 16-bit `_w32` variants 16 spill bytes).
 #[inline(always)]
 fn cluster_group(p: &DecodeParams) -> u32 {
     if !cfg!(target_feature = "sm_90") || p.cluster_splits <= 1 {
@@ -1663,7 +1659,8 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
 
     let final_out = b.work.partial_slot == FINAL_OUTPUT;
     // Cluster mode: this CTA's partial stays in its shared memory for `cluster_merge`.
-    let cluster = in_cluster(b) && !final_out;
+    let group = cluster_group(p);
+    let cluster = group > 1 && !final_out;
     let s_co: Smem<f32> = dynamic_smem_base().byte_add(b.plan.cluster_offset);
     // Pass 1, one thread per row: merged max and sum (plus the sink on the final output); each
     // warp's weight overwrites its max; the row's LSE is stored.
@@ -1768,12 +1765,12 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
         // SAFETY: the host sized the timeline for the grid (or passed none).
         unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::MergeDone, global_timer_ns()) };
     }
-    if in_cluster(b) {
+    if group > 1 {
         #[cfg(target_feature = "sm_90")]
         // SAFETY: forwarded; every consumer thread gets here, the load warps meet the same two
         // cluster barriers in `decode_cta`.
         unsafe {
-            cluster_merge::<O, D>(p, b, s_co)
+            cluster_merge::<O, D>(p, b, s_co, group)
         };
     }
     if tid == 0 {
@@ -1811,7 +1808,7 @@ unsafe fn store_out4<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i
 
 /// Split-KV merge inside a thread-block cluster (See Note [cluster merge] in docs/DESIGN.md):
 /// the `n` CTAs of the cluster (graph mode: of its group of `n` consecutive ranks,
-/// `b.cluster_group`) are the `n` splits of one block in key order, each with its
+/// [`cluster_group`]) are the `n` splits of one block in key order, each with its
 /// normalised partial O and LSE in its shared memory (`s_co`). After a cluster barrier, CTA
 /// `rank` takes every `n`-th run of 8 (row, 8 dims) units, starting at run `rank` (units of 4
 /// dims where those of 8 would keep at most half of its threads busy): per unit
@@ -1822,11 +1819,11 @@ unsafe fn store_out4<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i
 ///
 /// # Safety
 /// Cluster-mode launch contract (`p.cluster_splits` is the cluster size; each group of
-/// `b.cluster_group` consecutive ranks, a divisor of it, is one block's splits); reached by all
+/// `n` = [`cluster_group`] consecutive ranks, a divisor of it, is one block's splits); reached by all
 /// 128 consumer threads of every CTA of the cluster (idle CTAs meet both barriers at entry).
 #[cfg(target_feature = "sm_90")]
 #[inline(always)]
-unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, s_co: Smem<f32>) {
+unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, s_co: Smem<f32>, n: u32) {
     const N: usize = MAX_CLUSTER_SPLITS as usize;
     // SAFETY: see the function doc.
     unsafe { barrier_cluster_sync() };
@@ -1836,7 +1833,6 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
     }
     // This block's `n` splits are ranks `base .. base + n` of the cluster (`n` divides the
     // cluster size; the whole cluster outside graph mode).
-    let n = b.cluster_group;
     let rank = cluster_cta_rank() % n;
     let base = cluster_cta_rank() - rank;
     let rows = b.geo.rows_per_block();
