@@ -1323,24 +1323,24 @@ impl DecodePlan {
         let kv_lens = vec![kv_len; requests];
         let q_indptr: Vec<u32> = (0..=requests as u32).map(|r| r * q_len).collect();
         let page_indptr: Vec<u32> = (0..=requests as u32).map(|r| r * pages).collect();
-        let plan = plan(&PlanInput {
+        let tables = BatchTables {
             q_indptr: &q_indptr,
-            page_indptr: &page_indptr,
-            q_lens: &q_lens,
             kv_lens: &kv_lens,
-            q_heads: cfg.q_heads,
-            kv_heads: cfg.kv_heads,
-            head_dim: cfg.head_dim,
-            kv_elem_bytes: cfg.operand_types().1.bytes(),
-            sm_count: dev.caps().sm_count,
-            ctas_per_sm,
-            splits: cfg.splits,
-            m_tiles: Some(m_tiles),
-            tail: cfg.tail,
-            balance: cfg.balance,
-            cluster_capacity: &capacity,
-            max_ctas: Some(max_ctas),
-        });
+            page_indptr: &page_indptr,
+            page_indices: &[],
+        };
+        // Planned as a graph batch (within `max_ctas`) offered the direct plans' clusters.
+        let plan = Self::plan_batch(
+            dev,
+            cfg,
+            &tables,
+            &q_lens,
+            (m_tiles, ctas_per_sm),
+            PlanMode::Graph {
+                max_ctas,
+                cluster_capacity: &capacity,
+            },
+        );
         // Only sizes that lose no slot of a wave to the GPCs' leftovers: the batches that go to
         // the combine run in the same clusters (session 51: W1 in a grid of clusters of 7,
         // which hold fewer CTAs at once than one wave, 48.7 -> 58.3 us).
