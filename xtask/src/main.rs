@@ -7,7 +7,7 @@
 //! - `sass <entry> [--arch A] [--loop]`  print one entry's SASS (ptxas + cuobjdump/nvdisasm,
 //!   installed into .tools/sass on first use from pip); with `--loop`, a summary of the loop
 //!   around its MMA instructions instead (size, opcodes, local-memory accesses in it)
-//! - `bundle`                   write target/bundle/: GPU test + bench binaries, PTX, run.sh
+//! - `bundle`                   write target/bundle/: GPU test + bench binaries, PTX, run.sh, call-lib.sh
 //! - `ptxas-path`               print the ptxas used (PTXAS, .tools/, or PATH)
 //! - `timeline FILE...`         where a decode call's time goes, from `ferroflash bench
 //!   --timeline` files (start, per-CTA and per-SM rates, end spread, combine)
@@ -441,6 +441,9 @@ fn cmd_bundle(root: &Path) -> Result<(), String> {
             .map_err(|e| e.to_string())?;
     }
     std::fs::copy(root.join("xtask/run.sh"), bundle.join("run.sh")).map_err(|e| e.to_string())?;
+    // The device-call scripts' shared preamble (docs/results/*/<call>/*.sh source it).
+    std::fs::copy(root.join("xtask/call-lib.sh"), bundle.join("call-lib.sh"))
+        .map_err(|e| e.to_string())?;
     // The extra workloads travel with the bundle (`run.sh ab` with FF_AB_EXTRA), and the sweep
     // of other shapes (session 21), the random shapes (session 25), the short batches
     // (sessions 26-28) and the head-dim-256 many-row shapes (sessions 28-30).
