@@ -332,6 +332,11 @@ pub const PARAMS_ALIGN: usize = 64;
 const _: () = assert!(core::mem::offset_of!(DecodeParams, k_map) % PARAMS_ALIGN == 0);
 const _: () = assert!(core::mem::offset_of!(DecodeParams, v_map) % PARAMS_ALIGN == 0);
 
+/// Longest KV length of a request (validated by the host): the kernels' masks take key
+/// positions as `i32` and the planner's token counts are `u32` (chunk x 64 keys), so lengths stay
+/// far below both limits (2^30 keys, ~1.07e9).
+pub const MAX_KV_LEN: u32 = 1 << 30;
+
 /// Head ratios (`q_heads / kv_heads`) must stay below this (validated by the host), so that
 /// [`div_by_group`] is exact for every packed row of a CTA.
 pub const MAX_GROUP: u32 = 1 << 13;

@@ -18,7 +18,8 @@
 //!   `t % page_size`. `kv_lens[r]` counts the request's keys, new tokens included; the new tokens
 //!   are the last `q_len` keys (causal among them, bottom-right aligned). A request with
 //!   `kv_len < q_len` is accepted: its first `q_len - kv_len` query rows see no key and get O = 0
-//!   and LSE = -inf (or the sink's LSE), as in the CPU reference.
+//!   and LSE = -inf (or the sink's LSE), as in the CPU reference. At most
+//!   `ferroflash_contract::params::MAX_KV_LEN` (2^30) keys per request.
 //! - `lse` (optional): `[total_tokens, q_heads]` f32, natural log; `-inf` for a row that sees no
 //!   key and no sink (its O is 0).
 //! - `sinks` (optional): `[q_heads]` f32 logits, one virtual key per head with no value.
@@ -45,8 +46,8 @@ use ferroflash_contract::decode::{
 use ferroflash_contract::names::decode as names;
 pub use ferroflash_contract::names::Elem;
 use ferroflash_contract::params::{
-    DecodeParams, DecodeWork, MergeWork, TensorMap, NONE_ADDR, NO_WINDOW, TIMELINE_TILE_WORDS,
-    TIMELINE_WORDS,
+    DecodeParams, DecodeWork, MergeWork, TensorMap, MAX_KV_LEN, NONE_ADDR, NO_WINDOW,
+    TIMELINE_TILE_WORDS, TIMELINE_WORDS,
 };
 use ferroflash_contract::softmax::LOG2_E;
 use ferroflash_contract::{KvLayout, PagedKvLayout};
@@ -460,6 +461,13 @@ impl BatchTables<'_> {
                     q_len: q_lens[r],
                 });
             }
+            if self.kv_lens[r] > MAX_KV_LEN {
+                return Err(Error::KvLenTooLong {
+                    request: r,
+                    kv_len: self.kv_lens[r],
+                    max: MAX_KV_LEN,
+                });
+            }
             let need = layout.pages_for(self.kv_lens[r]);
             let given = self.page_indptr[r + 1] - self.page_indptr[r];
             if need > given {
@@ -628,6 +636,30 @@ impl GraphCapacity {
     /// Rows of `q` and `o` a graph-mode plan is run with.
     pub fn max_tokens(&self) -> usize {
         self.max_requests as usize * self.max_new_tokens as usize
+    }
+
+    /// At least one request, 1..=16 new tokens, and at most `u32::MAX` rows of `q` / `o` (the
+    /// kernels index rows in `u32`). [`DecodePlan::for_graphs`] checks this first.
+    pub fn validate(&self) -> Result<()> {
+        if self.max_requests == 0 {
+            return Err(Error::EmptyBatch);
+        }
+        if !(1..=16).contains(&self.max_new_tokens) {
+            return Err(Error::NewTokens {
+                request: 0,
+                q_len: self.max_new_tokens,
+            });
+        }
+        if self.max_tokens() > u32::MAX as usize {
+            return Err(Error::InvalidArgument {
+                name: "max_requests",
+                why: format!(
+                    "{} requests x {} new tokens is over u32::MAX rows",
+                    self.max_requests, self.max_new_tokens
+                ),
+            });
+        }
+        Ok(())
     }
 }
 
@@ -955,15 +987,7 @@ impl DecodePlan {
     /// `run` (`CudaContext::disable_event_tracking`), or use `run_raw`.
     pub fn for_graphs(dev: &Device, cfg: &DecodeConfig, cap: GraphCapacity) -> Result<DecodePlan> {
         cfg.validate()?;
-        if cap.max_requests == 0 {
-            return Err(Error::EmptyBatch);
-        }
-        if !(1..=16).contains(&cap.max_new_tokens) {
-            return Err(Error::NewTokens {
-                request: 0,
-                q_len: cap.max_new_tokens,
-            });
-        }
+        cap.validate()?;
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = cap.max_new_tokens * group;
         // The most keys the page table can hold, per kv head.
@@ -1314,7 +1338,7 @@ impl DecodePlan {
         }
         let requests = cap.max_requests as usize;
         let pages = cap.max_page_entries / cap.max_requests;
-        let kv_len = (pages as u64 * cfg.page_size as u64).min(u32::MAX as u64) as u32;
+        let kv_len = (pages as u64 * cfg.page_size as u64).min(MAX_KV_LEN as u64) as u32;
         let q_len = cap.max_new_tokens.min(kv_len);
         if q_len == 0 {
             return Ok(0);
@@ -1906,6 +1930,56 @@ mod tests {
             .map(|v| v.name)
             .collect();
         assert_eq!(d256, ["ff_decode_bf16_d256_g64", "ff_decode_f16_d256_g64"]);
+    }
+
+    /// Lengths over the kernels' limit (`i32` key positions, `u32` planner token counts) get a
+    /// typed error, even where the pages would hold them (repeated page ids are legal).
+    #[test]
+    fn kv_len_over_the_limit() {
+        let mut c = cfg();
+        c.page_size = 1 << 20;
+        let idx = vec![0u32; 4096];
+        for kv_len in [MAX_KV_LEN + 1, 1 << 31, u32::MAX] {
+            assert_eq!(
+                tables(&[0, 1], &[kv_len], &[0, 4096], &idx).validate(&c),
+                Err(Error::KvLenTooLong {
+                    request: 0,
+                    kv_len,
+                    max: MAX_KV_LEN
+                })
+            );
+        }
+        // The limit itself passes (1024 pages of 2^20 keys).
+        assert_eq!(
+            tables(&[0, 1], &[MAX_KV_LEN], &[0, 1024], &idx[..1024]).validate(&c),
+            Ok(vec![1])
+        );
+    }
+
+    #[test]
+    fn graph_capacity_errors() {
+        let cap = |max_requests, max_new_tokens| GraphCapacity {
+            max_requests,
+            max_new_tokens,
+            max_page_entries: 1 << 28,
+        };
+        assert_eq!(cap(0, 1).validate(), Err(Error::EmptyBatch));
+        assert_eq!(
+            cap(4, 17).validate(),
+            Err(Error::NewTokens {
+                request: 0,
+                q_len: 17
+            })
+        );
+        assert!(matches!(
+            cap(1 << 28, 16).validate(),
+            Err(Error::InvalidArgument {
+                name: "max_requests",
+                ..
+            })
+        ));
+        assert_eq!(cap((1 << 28) - 1, 16).validate(), Ok(()));
+        assert_eq!(cap(1, 1).validate(), Ok(()));
     }
 
     #[test]

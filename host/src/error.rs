@@ -56,6 +56,13 @@ pub enum Error {
         page: u32,
         num_pages: u32,
     },
+    /// A request's KV length is over the kernels' limit (`ferroflash_contract::params::MAX_KV_LEN`).
+    #[error("request {request}: kv_len {kv_len} is over the limit of {max} keys")]
+    KvLenTooLong {
+        request: usize,
+        kv_len: u32,
+        max: u32,
+    },
     /// A request's KV length needs more pages than its page-table row gives.
     #[error("request {request}: kv_len {kv_len} needs {need} pages of {page_size}, page table gives {given}")]
     KvLenExceedsPages {

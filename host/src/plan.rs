@@ -1206,6 +1206,45 @@ mod tests {
         }
     }
 
+    /// Requests at the longest KV length the host admits (`MAX_KV_LEN`): every way of cutting
+    /// them keeps the token arithmetic in range, each split non-empty and the splits of a
+    /// block contiguous from 0 to its length.
+    #[test]
+    fn longest_kv_len_plans_without_overflow() {
+        use ferroflash_contract::params::MAX_KV_LEN;
+        let (q, kv) = ([1u32, 16, 1], [MAX_KV_LEN, MAX_KV_LEN - 1, 97]);
+        for splits in [Splits::Auto, Splits::Fixed(3), Splits::Fixed(MAX_SPLITS)] {
+            for tail in [
+                None,
+                Some(TailSplit {
+                    percent: 50,
+                    chunk_tiles: 4,
+                }),
+            ] {
+                for balance in [Balance::Auto, Balance::On] {
+                    let mut i = inp(&q, &kv, 8, 1);
+                    (i.splits, i.tail, i.balance) = (splits, tail, balance);
+                    let p = plan(&i);
+                    let mut by_block: std::collections::BTreeMap<_, Vec<(u32, u32)>> =
+                        Default::default();
+                    for w in &p.work {
+                        assert!(w.kv_start < w.kv_end, "{splits:?} {tail:?} {w:?}");
+                        by_block
+                            .entry((w.request, w.kv_head, w.row_start))
+                            .or_default()
+                            .push((w.kv_start, w.kv_end));
+                    }
+                    for ((r, _, _), mut cuts) in by_block {
+                        cuts.sort();
+                        assert_eq!(cuts[0].0, 0);
+                        assert!(cuts.windows(2).all(|c| c[0].1 == c[1].0));
+                        assert_eq!(cuts.last().unwrap().1, kv[r as usize]);
+                    }
+                }
+            }
+        }
+    }
+
     /// 100 requests x 732 keys at 64 rows per kv head on four kv heads, one CTA per SM
     /// (session 28's R20): 400 unsplit blocks of 12 tiles leave four for a fourth wave; those
     /// four are cut in three pieces of four tiles (module doc, "Last-wave split").
