@@ -557,6 +557,10 @@ pub struct DecodePlan {
     bufs: PlanBuffers,
     /// Device addresses of a [`Timeline`] the launches stamp (0: none).
     timeline: (u64, u64),
+    /// The device the plan was built on: `update` and the runs refuse any other
+    /// ([`Error::WrongDevice`] "plan"), whose context does not hold the plan's buffers or whose
+    /// module lacks its kernels (an sm_80 module has no cluster merge).
+    device: crate::device::DeviceKey,
 }
 
 /// Per-CTA timestamps of a plan's launches, for finding where the time of a decode call goes
@@ -950,6 +954,7 @@ impl DecodePlan {
             dev.function(Self::combine_kernel(cfg))?;
         }
         Ok(DecodePlan {
+            device: dev.key(),
             cfg: cfg.clone(),
             total_tokens: *tables.q_indptr.last().unwrap() as usize,
             plan_requests: q_lens.len(),
@@ -1080,6 +1085,7 @@ impl DecodePlan {
             cfg.combine_parts,
         );
         Ok(DecodePlan {
+            device: dev.key(),
             cfg: cfg.clone(),
             plan: Plan {
                 m_tiles,
@@ -1123,6 +1129,7 @@ impl DecodePlan {
     /// write it into the plan's device buffers (stream-ordered, then synchronised). Launch
     /// geometry and addresses do not change, so captured graphs stay valid.
     pub fn update(&mut self, dev: &Device, tables: &BatchTables) -> Result<()> {
+        self.check_device(dev)?;
         let cap = self.graph.ok_or(Error::InvalidArgument {
             name: "update",
             why: "only graph-mode plans (DecodePlan::for_graphs) can be updated".into(),
@@ -1501,6 +1508,7 @@ impl DecodePlan {
 
     /// Run on cudarc buffers (on `dev`'s stream). Validates every tensor first.
     pub fn run<Q, KV, O>(&self, dev: &Device, t: DecodeTensors<'_, Q, KV, O>) -> Result<()> {
+        self.check_device(dev)?;
         let s = dev.stream();
         let ctx = dev.context();
         let check = |name: &'static str,
@@ -1645,6 +1653,7 @@ impl DecodePlan {
         raw: RawTensors,
         stream: cudarc::driver::sys::CUstream,
     ) -> Result<()> {
+        self.check_device(dev)?;
         for (name, a) in [
             ("q", raw.q),
             ("k_pool", raw.k_pool),
@@ -1659,6 +1668,15 @@ impl DecodePlan {
             }
         }
         self.launch(dev, raw, stream)
+    }
+
+    /// [`Error::WrongDevice`] "plan" unless `dev` is the device the plan was built on.
+    fn check_device(&self, dev: &Device) -> Result<()> {
+        if dev.key() == self.device {
+            Ok(())
+        } else {
+            Err(Error::WrongDevice { name: "plan" })
+        }
     }
 
     fn params(&self, raw: RawTensors) -> Result<DecodeParams> {

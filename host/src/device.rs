@@ -33,6 +33,13 @@ pub fn driver_present() -> bool {
     unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
+/// A CUDA context (by its handle) and a module arch: see [`Device::key`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DeviceKey {
+    ctx: usize,
+    arch: ModuleArch,
+}
+
 /// A cluster occupancy query: (kernel, threads per CTA, shared memory bytes, cluster size).
 pub(crate) type ClusterQuery = (&'static str, u32, u32, u32);
 
@@ -150,6 +157,14 @@ impl Device {
     /// The CUDA context.
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
+    }
+    /// What a plan built on this device is bound to: its CUDA context (where the plan's buffers
+    /// live) and its module (the kernels the plan names).
+    pub(crate) fn key(&self) -> DeviceKey {
+        DeviceKey {
+            ctx: self.ctx.cu_ctx() as usize,
+            arch: self.arch,
+        }
     }
 
     /// A kernel of the loaded module, or a typed error naming what the module lacks.

@@ -98,8 +98,9 @@ pub enum Error {
         addr: u64,
         align: u64,
     },
-    /// A tensor lives in another CUDA context (another device).
-    #[error("tensor `{name}` belongs to another device/context than the plan's")]
+    /// A tensor lives in another CUDA context (another device) than the plan's, or the plan
+    /// (`name` "plan") is used with another context or module than it was built on.
+    #[error("`{name}` belongs to another device, context or module than the one it is used with")]
     WrongDevice { name: &'static str },
     /// The workspace is smaller than the plan needs.
     #[error("workspace too small: {got} bytes, plan needs {need}")]

@@ -2264,6 +2264,35 @@ fn bad_tensors(d: &Device) -> CaseResult {
         Err(Error::InvalidArgument { name: "q", .. }) => {}
         r => return Err(format!("null q: {r:?}")),
     }
+    // The plan on another module of the same context (sm_80's has no cluster merge) or on
+    // another context: refused before any launch.
+    if d.arch() != ferroflash::ModuleArch::Sm80 {
+        let d80 = Device::with_module(
+            d.context().new_stream().map_err(|e| format!("{e:?}"))?,
+            ferroflash::ModuleArch::Sm80,
+        )
+        .map_err(|e| e.to_string())?;
+        let tensors = DecodeTensors {
+            q: &q,
+            k_pool: &k,
+            v_pool: &v,
+            o: &mut o,
+            lse: None,
+            sinks: None,
+            q_scale: None,
+            k_scale: None,
+            v_scale: None,
+        };
+        match plan.run(&d80, tensors) {
+            Err(Error::WrongDevice { name: "plan" }) => {}
+            r => return Err(format!("plan run on another module: {r:?}")),
+        }
+        // SAFETY: rejected (another module) before anything is launched.
+        match unsafe { plan.run_raw(&d80, raw(4096), s.cu_stream()) } {
+            Err(Error::WrongDevice { name: "plan" }) => {}
+            r => return Err(format!("plan run_raw on another module: {r:?}")),
+        }
+    }
     // An fp8 cache config: 16-bit pools and a wrong-length scale table are refused.
     let mut cfg8 = cfg.clone();
     cfg8.kv_fp8 = Some(Fp8Format::E4m3);
