@@ -837,6 +837,28 @@ pub struct DecodeTensors<'a, Q, KV = Q, O = Q> {
     pub v_scale: Option<&'a CudaSlice<f32>>,
 }
 
+impl<'a, Q, KV, O> DecodeTensors<'a, Q, KV, O> {
+    /// Q, the K/V pools and O, with no LSE, sinks or scales (set those fields after).
+    pub fn new(
+        q: &'a CudaSlice<Q>,
+        k_pool: &'a CudaSlice<KV>,
+        v_pool: &'a CudaSlice<KV>,
+        o: &'a mut CudaSlice<O>,
+    ) -> Self {
+        DecodeTensors {
+            q,
+            k_pool,
+            v_pool,
+            o,
+            lse: None,
+            sinks: None,
+            q_scale: None,
+            k_scale: None,
+            v_scale: None,
+        }
+    }
+}
+
 /// Whether 64-row CTAs of `cfg` run the wgmma consumer (`_g64`, See Note [wgmma consumer] in
 /// docs/DESIGN.md) on module `arch`: sm_90a, 64 rows in four row groups, and a mode the
 /// consumer exists for ([`wgmma_supported`]), unless `DecodeConfig::wgmma` is off.

@@ -2272,18 +2272,7 @@ fn bad_tensors(d: &Device) -> CaseResult {
             ferroflash::ModuleArch::Sm80,
         )
         .map_err(|e| e.to_string())?;
-        let tensors = DecodeTensors {
-            q: &q,
-            k_pool: &k,
-            v_pool: &v,
-            o: &mut o,
-            lse: None,
-            sinks: None,
-            q_scale: None,
-            k_scale: None,
-            v_scale: None,
-        };
-        match plan.run(&d80, tensors) {
+        match plan.run(&d80, DecodeTensors::new(&q, &k, &v, &mut o)) {
             Err(Error::WrongDevice { name: "plan" }) => {}
             r => return Err(format!("plan run on another module: {r:?}")),
         }
@@ -2297,20 +2286,7 @@ fn bad_tensors(d: &Device) -> CaseResult {
     let mut cfg8 = cfg.clone();
     cfg8.kv_fp8 = Some(Fp8Format::E4m3);
     let plan8 = DecodePlan::new(d, &cfg8, &tables).map_err(|e| e.to_string())?;
-    match plan8.run(
-        d,
-        DecodeTensors {
-            q: &q,
-            k_pool: &k,
-            v_pool: &v,
-            o: &mut o,
-            lse: None,
-            sinks: None,
-            q_scale: None,
-            k_scale: None,
-            v_scale: None,
-        },
-    ) {
+    match plan8.run(d, DecodeTensors::new(&q, &k, &v, &mut o)) {
         Err(Error::DtypeMismatch { name: "k_pool", .. }) => {}
         r => return Err(format!("16-bit pools for an e4m3 cache: {r:?}")),
     }
