@@ -431,6 +431,15 @@ fn check_indptr(name: &'static str, v: &[u32], n: usize) -> Result<()> {
     Ok(())
 }
 
+/// 1..=16 new tokens for request `request` (a batch's, or a graph capacity's as request 0).
+fn check_new_tokens(request: usize, q_len: u32) -> Result<()> {
+    if (1..=16).contains(&q_len) {
+        Ok(())
+    } else {
+        Err(Error::NewTokens { request, q_len })
+    }
+}
+
 impl BatchTables<'_> {
     /// Check the tables against `cfg`: CSR shapes, 1..=16 new tokens, every used page id in
     /// range, every KV length within its pages. Returns the new tokens per request.
@@ -455,12 +464,7 @@ impl BatchTables<'_> {
         let layout = cfg.layout();
         #[allow(clippy::needless_range_loop)] // r indexes four parallel tables
         for r in 0..n {
-            if !(1..=16).contains(&q_lens[r]) {
-                return Err(Error::NewTokens {
-                    request: r,
-                    q_len: q_lens[r],
-                });
-            }
+            check_new_tokens(r, q_lens[r])?;
             if self.kv_lens[r] > MAX_KV_LEN {
                 return Err(Error::KvLenTooLong {
                     request: r,
@@ -648,12 +652,7 @@ impl GraphCapacity {
         if self.max_requests == 0 {
             return Err(Error::EmptyBatch);
         }
-        if !(1..=16).contains(&self.max_new_tokens) {
-            return Err(Error::NewTokens {
-                request: 0,
-                q_len: self.max_new_tokens,
-            });
-        }
+        check_new_tokens(0, self.max_new_tokens)?;
         if self.max_tokens() > u32::MAX as usize {
             return Err(Error::InvalidArgument {
                 name: "max_requests",
