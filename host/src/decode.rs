@@ -150,8 +150,9 @@ pub struct DecodeConfig {
     /// automatic, the split count of the capacity's own batch (every request at the capacity's
     /// mean length) where the direct planner would merge that batch in clusters, else none;
     /// `Some(0)` or `Some(1)`: no clusters (the combine merges every batch); `Some(n)`,
-    /// `2 <= n <= max_cluster_splits`: clusters of `n`, in which batches split into a divisor
-    /// of `n` merge.
+    /// `2 <= n <= max_cluster_splits`: clusters of `n` (larger values act as the largest), in
+    /// which batches split into a divisor of `n` merge; `Error::InvalidArgument` from
+    /// `for_graphs` where the device cannot hold one such cluster of the plan's kernel.
     pub graph_cluster: Option<u32>,
     /// Combine CTAs per split block (column parts, a power of two up to `head_dim / 16`):
     /// `None` (default) = automatic ([`crate::plan::combine_parts`]).
@@ -1361,7 +1362,18 @@ impl DecodePlan {
         };
         match cfg.graph_cluster {
             Some(n) if n < 2 => return Ok(0),
-            Some(n) => return Ok(n.min(max as u32)),
+            Some(n) => {
+                let n = n.min(max as u32);
+                // A size the device cannot hold even once would fail at launch (a driver error
+                // from inside a captured graph): refuse it here, before any allocation.
+                if capacity[n as usize] == 0 {
+                    return Err(Error::InvalidArgument {
+                        name: "graph_cluster",
+                        why: format!("the device cannot run clusters of {n} CTAs of {kernel}"),
+                    });
+                }
+                return Ok(n);
+            }
             None => {}
         }
         let requests = cap.max_requests as usize;
