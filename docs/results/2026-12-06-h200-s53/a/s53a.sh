@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Session 53 call a: main at "closing note: CI at b70e07f". 1. On an H200, W1-W6 side by side
-# with fi_decode_tc, two rounds of ours (else one round). 2. The whole GPU suite (checks session
-# 52's WrongDevice case in decode/bad_tensors_rejected_before_launch). 3. Session 52's call c:
+# Session 53 call a: main at "graph_cluster Some(n) ...". 1. The whole GPU suite (checks session
+# 52's WrongDevice case in decode/bad_tensors_rejected_before_launch). 2. On an H200, W1-W6 side by side
+# with fi_decode_tc, two rounds of ours (else one round). 3. Session 52's call c:
 # single-request MQA shapes near sweep52's R18 at forced split counts against auto, with
 # fi_decode_tc. Copy this script and small52.toml to target/bundle/ (as call.sh), carry
 # ["target/bundle", ".peers"].
 . "$(dirname "$0")/call-lib.sh" s53a
 W=$R/w; mkdir -p $W
+timeout 200 $T > $R/suite.log 2>&1; save "suite rc $? ($(grep -E 'passed,' $R/suite.log))"
 if is_h200; then
   peers_w $W
   for round in 1 2; do
@@ -15,7 +16,6 @@ if is_h200; then
 else
   timeout 40 $B bench > $R/bench-1.log 2>&1; save "bench rc $?"
 fi
-timeout 240 $T > $R/suite.log 2>&1; save "suite rc $? ($(grep -E 'passed,' $R/suite.log))"
 Q=$R/q; mkdir -p $Q
 OUT=$Q PHASES="fi_decode_tc:60" FLASHINFER_DISABLE_JIT=1 timeout 70 bash .peers/run_device.sh --workload-file target/bundle/small52.toml > $R/peers-q.log 2>&1; save "peers q rc $?"
 for s in auto 13 25 49 65 97; do
