@@ -19,6 +19,6 @@ fi
 Q=$R/q; mkdir -p $Q
 OUT=$Q PHASES="fi_decode_tc:60" FLASHINFER_DISABLE_JIT=1 timeout 70 bash .peers/run_device.sh --workload-file target/bundle/small52.toml > $R/peers-q.log 2>&1; save "peers q rc $?"
 for s in auto 13 25 49 65 97; do
-  [ $((SECONDS-start)) -lt 560 ] || break
+  [ $((SECONDS-start)) -lt $((LIMIT-10)) ] || break
   timeout 30 $B bench --workload-file target/bundle/small52.toml --rot-gib 0.5 --splits $s --env-json $Q/env.json > $R/bench-s$s.log 2>&1; save "bench splits $s rc $?"
 done
