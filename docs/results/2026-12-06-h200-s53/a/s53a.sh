@@ -7,7 +7,7 @@
 # ["target/bundle", ".peers"].
 . "$(dirname "$0")/call-lib.sh" s53a
 W=$R/w; mkdir -p $W
-timeout 200 $T > $R/suite.log 2>&1; save "suite rc $? ($(grep -E 'passed,' $R/suite.log))"
+ST=$((LIMIT < 220 ? LIMIT - 20 : 200)); timeout $ST $T > $R/suite.log 2>&1; save "suite rc $? ($(grep -E 'passed,' $R/suite.log))"
 if is_h200; then
   peers_w $W
   for round in 1 2; do
