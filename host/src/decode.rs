@@ -291,6 +291,15 @@ impl DecodeConfig {
             layout: self.kv_layout,
         }
     }
+    /// The kernels' score scale (log2 domain, or divided by the softcap) and softcap x log2(e)
+    /// (0 without a softcap): each must be finite, which [`Self::validate`] checks.
+    fn score_scales(&self) -> (f32, f32) {
+        let sm_scale = self.sm_scale.unwrap_or(1.0 / (self.head_dim as f32).sqrt());
+        match self.softcap {
+            Some(cap) => (sm_scale / cap, cap * LOG2_E),
+            None => (sm_scale * LOG2_E, 0.0),
+        }
+    }
     /// Elements in one K (or V) pool (the config is validated: the product fits).
     pub fn pool_elems(&self) -> usize {
         elems(
@@ -333,6 +342,18 @@ impl DecodeConfig {
                 return Err(Error::InvalidArgument {
                     name: "softcap",
                     why: format!("{c} is not a positive finite number"),
+                });
+            }
+        }
+        let (score_scale, softcap_log2) = self.score_scales();
+        for (name, v) in [("sm_scale", score_scale), ("softcap", softcap_log2)] {
+            if !v.is_finite() {
+                return Err(Error::InvalidArgument {
+                    name,
+                    why: format!(
+                        "the kernel's derived scale overflows f32 (sm_scale {:?}, softcap {:?})",
+                        self.sm_scale, self.softcap
+                    ),
                 });
             }
         }
@@ -408,6 +429,26 @@ fn elems(name: &'static str, dims: &[u32]) -> Result<usize> {
             name,
             why: format!("{dims:?} elements overflow the address space"),
         })
+}
+
+/// The first output `(name, address, bytes)` whose byte range overlaps an input's or a later
+/// output's, with that tensor's name; address [`NONE_ADDR`] (absent) and 0 bytes overlap nothing.
+fn first_overlap(
+    outputs: &[(&'static str, u64, u64)],
+    inputs: &[(&'static str, u64, u64)],
+) -> Option<(&'static str, &'static str)> {
+    let present = |&(_, a, n): &(&'static str, u64, u64)| a != NONE_ADDR && n > 0;
+    let meet = |(_, a, n): (&str, u64, u64), (_, b, m): (&str, u64, u64)| {
+        a < b.saturating_add(m) && b < a.saturating_add(n)
+    };
+    outputs.iter().enumerate().find_map(|(i, o)| {
+        inputs
+            .iter()
+            .chain(&outputs[i + 1..])
+            .filter(|x| present(o) && present(x))
+            .find(|x| meet(*o, **x))
+            .map(|x| (o.0, x.0))
+    })
 }
 
 fn check_indptr(name: &'static str, v: &[u32], n: usize) -> Result<()> {
@@ -1677,7 +1718,9 @@ impl DecodePlan {
     /// # Safety
     /// Every non-zero address in `raw` must point to live device memory of `dev`'s context with
     /// the shape the plan's config gives (see the module doc), and `stream` must be a stream
-    /// of that context. Alignment is checked here; sizes and liveness cannot be. With the
+    /// of that context. Alignment is checked here, and that O and LSE (as large as the plan
+    /// says) overlap no input and each other (no in-place output); sizes and liveness cannot
+    /// be. With the
     /// config's `early_kv` (the default), the kernel before the call on `stream` must not
     /// write K/V rows older than each request's new tokens (See [`DecodeConfig::early_kv`]).
     pub unsafe fn run_raw(
@@ -1701,6 +1744,46 @@ impl DecodePlan {
             }
         }
         self.launch(dev, raw, stream)
+    }
+
+    /// O and LSE must not overlap an input or each other (`InvalidArgument` naming the
+    /// output): other CTAs read Q, the pools, sinks and scales while O and LSE are written (an
+    /// fp8 Q under its 2-byte O rows would lose other rows' queries), and the kernels index the
+    /// `(token, q head)` rows in `u32`. The safe [`Self::run`] cannot alias (its borrows);
+    /// [`Self::run_raw`] is checked here, from the sizes the plan gives each tensor.
+    fn check_outputs_disjoint(&self, raw: &RawTensors) -> Result<()> {
+        let c = &self.cfg;
+        let rows = self.token_rows() as u64 * c.q_heads as u64;
+        if rows > u32::MAX as u64 {
+            return Err(Error::InvalidArgument {
+                name: "q",
+                why: format!("{rows} (token, q head) rows are over u32::MAX"),
+            });
+        }
+        let (q_elem, kv_elem, o_elem) = c.operand_types();
+        let d = c.head_dim as u64;
+        let pool = c.pool_elems() as u64 * kv_elem.bytes() as u64;
+        let scale = self.scale_len() as u64 * 4;
+        let inputs = [
+            ("q", raw.q, rows * d * q_elem.bytes() as u64),
+            ("k_pool", raw.k_pool, pool),
+            ("v_pool", raw.v_pool, pool),
+            ("sinks", raw.sinks, c.q_heads as u64 * 4),
+            ("q_scale", raw.q_scale, scale),
+            ("k_scale", raw.k_scale, scale),
+            ("v_scale", raw.v_scale, scale),
+        ];
+        let outputs = [
+            ("o", raw.o, rows * d * o_elem.bytes() as u64),
+            ("lse", raw.lse, rows * 4),
+        ];
+        match first_overlap(&outputs, &inputs) {
+            Some((name, other)) => Err(Error::InvalidArgument {
+                name,
+                why: format!("overlaps {other}"),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// [`Error::WrongDevice`] "plan" unless `dev` is the device the plan was built on.
@@ -1732,13 +1815,10 @@ impl DecodePlan {
                 });
             }
         }
+        self.check_outputs_disjoint(&raw)?;
         let c = &self.cfg;
         let layout = c.layout();
-        let sm_scale = c.sm_scale.unwrap_or(1.0 / (c.head_dim as f32).sqrt());
-        let (score_scale, softcap_log2) = match c.softcap {
-            Some(cap) => (sm_scale / cap, cap * LOG2_E),
-            None => (sm_scale * LOG2_E, 0.0),
-        };
+        let (score_scale, softcap_log2) = c.score_scales();
         Ok(DecodeParams {
             q: raw.q,
             k_pool: raw.k_pool,
@@ -1832,7 +1912,7 @@ impl DecodePlan {
         let strides: [u64; 3] = [
             row,
             row * c.kv_heads as u64,
-            row * (c.kv_heads * c.page_size) as u64,
+            row * c.kv_heads as u64 * c.page_size as u64,
         ];
         let boxes: [u32; 4] = [(128 / eb) as u32, 1, rows, 1];
         let elem_strides = [1u32; 4];
@@ -2005,6 +2085,61 @@ mod tests {
             tables(&[0, 1], &[MAX_KV_LEN], &[0, 1024], &idx[..1024]).validate(&c),
             Ok(vec![1])
         );
+    }
+
+    #[test]
+    fn outputs_overlapping_inputs() {
+        let ins = [("q", 4096, 1024), ("k_pool", 8192, 4096), ("sinks", 0, 64)];
+        let outs = |o: u64, lse: u64| [("o", o, 2048), ("lse", lse, 128)];
+        // Disjoint, adjacent ranges, and an absent sinks table at address 0.
+        assert_eq!(first_overlap(&outs(16384, 5120), &ins), None);
+        assert_eq!(first_overlap(&outs(2048, 5120), &ins), None);
+        assert_eq!(first_overlap(&outs(16384, 0), &ins), None);
+        assert_eq!(first_overlap(&[("o", 0, 2048)], &ins), None);
+        // In place over Q, the last byte of a pool, and over each other.
+        assert_eq!(first_overlap(&outs(4096, 0), &ins), Some(("o", "q")));
+        assert_eq!(first_overlap(&outs(12287, 0), &ins), Some(("o", "k_pool")));
+        assert_eq!(first_overlap(&outs(16384, 17000), &ins), Some(("o", "lse")));
+        assert_eq!(first_overlap(&outs(16384, 5119), &ins), Some(("lse", "q")));
+        // Near the top of the address space: no wrap-around.
+        assert_eq!(
+            first_overlap(&[("o", u64::MAX - 8, 64)], &[("q", 64, 64)]),
+            None
+        );
+    }
+
+    #[test]
+    fn derived_scales_must_be_finite() {
+        let mut c = cfg();
+        c.softcap = Some(f32::MAX);
+        assert!(matches!(
+            c.validate(),
+            Err(Error::InvalidArgument {
+                name: "softcap",
+                ..
+            })
+        ));
+        c.softcap = Some(1e-20);
+        c.sm_scale = Some(1e20);
+        assert!(matches!(
+            c.validate(),
+            Err(Error::InvalidArgument {
+                name: "sm_scale",
+                ..
+            })
+        ));
+        c.softcap = None;
+        c.sm_scale = Some(3e38);
+        assert!(matches!(
+            c.validate(),
+            Err(Error::InvalidArgument {
+                name: "sm_scale",
+                ..
+            })
+        ));
+        c.sm_scale = Some(1e30);
+        c.softcap = Some(1e30);
+        assert_eq!(c.validate(), Ok(()));
     }
 
     #[test]

@@ -45,8 +45,9 @@ pub enum Error {
         "q_heads {q_heads} is not a positive multiple of kv_heads {kv_heads} (ratio below 8192)"
     )]
     HeadRatio { q_heads: u32, kv_heads: u32 },
-    /// A request has 0 or more than 16 new tokens.
-    #[error("request {request} has {q_len} new tokens; 1..=16 are supported")]
+    /// A request has 0 or more than 16 new tokens, or (graph plans' `update`) more than the
+    /// capacity's `max_new_tokens`.
+    #[error("request {request} has {q_len} new tokens; 1..=16 are supported (in graph mode, up to the capacity's max_new_tokens)")]
     NewTokens { request: usize, q_len: u32 },
     /// A page id is not below the pool's page count.
     #[error("request {request}: page id {page} at page-table entry {entry} is out of range (pool has {num_pages} pages)")]

@@ -2240,6 +2240,33 @@ fn bad_tensors(d: &Device) -> CaseResult {
         Err(Error::InvalidArgument { name: "q", .. }) => {}
         r => return Err(format!("null q: {r:?}")),
     }
+    // O in place over Q (and LSE over a pool) through run_raw: refused before any launch
+    // (other CTAs may still read those rows).
+    {
+        use cudarc::driver::DevicePtr;
+        let (qa, _gq) = q.device_ptr(s);
+        let (ka, _gk) = k.device_ptr(s);
+        let (va, _gv) = v.device_ptr(s);
+        let (oa, _go) = o.device_ptr(s);
+        let over = |o: u64, lse: u64| RawTensors {
+            q: qa,
+            k_pool: ka,
+            v_pool: va,
+            o,
+            lse,
+            ..Default::default()
+        };
+        // SAFETY: rejected (O overlaps Q) before anything is launched.
+        match unsafe { plan.run_raw(d, over(qa, 0), s.cu_stream()) } {
+            Err(Error::InvalidArgument { name: "o", .. }) => {}
+            r => return Err(format!("o over q: {r:?}")),
+        }
+        // SAFETY: rejected (LSE inside the V pool) before anything is launched.
+        match unsafe { plan.run_raw(d, over(oa, va + 256), s.cu_stream()) } {
+            Err(Error::InvalidArgument { name: "lse", .. }) => {}
+            r => return Err(format!("lse over v_pool: {r:?}")),
+        }
+    }
     // The plan on another module of the same context (sm_80's has no cluster merge): refused
     // before any launch. (The same check refuses another context; that case needs a second
     // GPU and is not exercised here.)
