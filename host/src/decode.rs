@@ -300,7 +300,11 @@ impl DecodeConfig {
             None => (sm_scale * LOG2_E, 0.0),
         }
     }
-    /// Elements in one K (or V) pool (the config is validated: the product fits).
+    /// Elements in one K (or V) pool.
+    ///
+    /// # Panics
+    /// Where the product overflows the address space, which [`Self::validate`] (and every
+    /// plan) refuses first with `Error::InvalidArgument { name: "pool" }`.
     pub fn pool_elems(&self) -> usize {
         elems(
             "pool",
