@@ -83,7 +83,7 @@ pub struct DecodeConfig {
     pub head_dim: u32,
     /// Tokens per page, any value >= 1.
     pub page_size: u32,
-    /// Pages in each of the K and V pools.
+    /// Pages in each of the K and V pools, >= 1.
     pub num_pages: u32,
     /// Axis order inside a page: NHD `[num_pages, page_size, kv_heads, head_dim]` (default) or
     /// HND `[num_pages, kv_heads, page_size, head_dim]` (a kv head's rows of a page contiguous).
@@ -331,6 +331,12 @@ impl DecodeConfig {
             return Err(Error::InvalidArgument {
                 name: "page_size",
                 why: "must be >= 1".into(),
+            });
+        }
+        if self.num_pages == 0 {
+            return Err(Error::InvalidArgument {
+                name: "num_pages",
+                why: "a K/V pool of no pages (must be >= 1)".into(),
             });
         }
         if let Some(s) = self.sm_scale {

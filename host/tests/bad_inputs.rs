@@ -151,6 +151,19 @@ fn config_cases() -> Vec<ConfigCase> {
             |r| matches!(r, Err(Error::InvalidArgument { name: "pool", .. })),
         ),
         (
+            "num_pages 0",
+            |c| c.num_pages = 0,
+            |r| {
+                matches!(
+                    r,
+                    Err(Error::InvalidArgument {
+                        name: "num_pages",
+                        ..
+                    })
+                )
+            },
+        ),
+        (
             "pool bytes over the address space",
             |c| (c.num_pages, c.page_size) = (u32::MAX, u32::MAX),
             |r| matches!(r, Err(Error::InvalidArgument { name: "pool", .. })),
