@@ -254,6 +254,15 @@ pub enum Elem {
 }
 
 impl Elem {
+    /// The format's short name (`bf16`, `f16`, `e4m3`, `e5m2`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Elem::Bf16 => "bf16",
+            Elem::F16 => "f16",
+            Elem::E4m3 => "e4m3",
+            Elem::E5m2 => "e5m2",
+        }
+    }
     /// Bytes per element.
     pub const fn bytes(self) -> u32 {
         match self {

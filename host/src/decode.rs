@@ -441,6 +441,20 @@ fn elems(name: &'static str, dims: &[u32]) -> Result<usize> {
         })
 }
 
+/// The 16-bit format of a `half::bf16` or `half::f16` element type; `None` for any other
+/// (`u16` and `u8` carry no format).
+fn half_format<T: 'static>() -> Option<Elem> {
+    use std::any::TypeId;
+    let t = TypeId::of::<T>();
+    if t == TypeId::of::<half::bf16>() {
+        Some(Elem::Bf16)
+    } else if t == TypeId::of::<half::f16>() {
+        Some(Elem::F16)
+    } else {
+        None
+    }
+}
+
 /// The first output `(name, address, bytes)` whose byte range overlaps an input's or a later
 /// output's, with that tensor's name; address [`NONE_ADDR`] (absent) and 0 bytes overlap nothing.
 fn first_overlap(
@@ -875,7 +889,7 @@ pub struct RawTensors {
 
 /// The tensors of one decode call as cudarc buffers: 2-byte elements (`u16`, `half::bf16`,
 /// `half::f16`) for 16-bit tensors, 1-byte (`u8`) for fp8 codes. Element sizes are checked
-/// against the config.
+/// against the config, and `half::bf16` / `half::f16` tensors against its 16-bit format.
 pub struct DecodeTensors<'a, Q, KV = Q, O = Q> {
     pub q: &'a CudaSlice<Q>,
     pub k_pool: &'a CudaSlice<KV>,
@@ -1591,7 +1605,11 @@ impl DecodePlan {
     }
 
     /// Run on cudarc buffers (on `dev`'s stream). Validates every tensor first.
-    pub fn run<Q, KV, O>(&self, dev: &Device, t: DecodeTensors<'_, Q, KV, O>) -> Result<()> {
+    pub fn run<Q: 'static, KV: 'static, O: 'static>(
+        &self,
+        dev: &Device,
+        t: DecodeTensors<'_, Q, KV, O>,
+    ) -> Result<()> {
         self.check_device(dev)?;
         let s = dev.stream();
         let ctx = dev.context();
@@ -1627,6 +1645,23 @@ impl DecodePlan {
             std::mem::size_of::<O>(),
         );
         let (q_elem, kv_elem, o_elem) = self.cfg.operand_types();
+        for (name, got, need) in [
+            ("q", half_format::<Q>(), q_elem),
+            ("k_pool", half_format::<KV>(), kv_elem),
+            ("v_pool", half_format::<KV>(), kv_elem),
+            ("o", half_format::<O>(), o_elem),
+        ] {
+            match got {
+                Some(g) if g != need && g.bytes() == need.bytes() => {
+                    return Err(Error::ElemMismatch {
+                        name,
+                        got: g.name(),
+                        need: need.name(),
+                    })
+                }
+                _ => {}
+            }
+        }
         let (tok, qh, d) = (
             self.token_rows(),
             self.cfg.q_heads as usize,
@@ -1999,7 +2034,7 @@ impl DecodePlan {
 }
 
 /// Plan and run in one call (for a batch decoded once; keep a [`DecodePlan`] to reuse it).
-pub fn decode<Q, KV, O>(
+pub fn decode<Q: 'static, KV: 'static, O: 'static>(
     dev: &Device,
     cfg: &DecodeConfig,
     tables: &BatchTables,
@@ -2116,6 +2151,15 @@ mod tests {
             first_overlap(&[("o", u64::MAX - 8, 64)], &[("q", 64, 64)]),
             None
         );
+    }
+
+    #[test]
+    fn half_formats() {
+        assert_eq!(half_format::<half::bf16>(), Some(Elem::Bf16));
+        assert_eq!(half_format::<half::f16>(), Some(Elem::F16));
+        assert_eq!(half_format::<u16>(), None);
+        assert_eq!(half_format::<u8>(), None);
+        assert_eq!(half_format::<f32>(), None);
     }
 
     #[test]

@@ -92,6 +92,14 @@ pub enum Error {
         got_bytes: usize,
         need_bytes: usize,
     },
+    /// A tensor of `half::bf16` where the config needs f16, or of `half::f16` where it needs
+    /// bf16 (`u16` and `u8` tensors carry no format and pass on their size alone).
+    #[error("tensor `{name}` holds {got} elements, the config's dtype needs {need}")]
+    ElemMismatch {
+        name: &'static str,
+        got: &'static str,
+        need: &'static str,
+    },
     /// A device address is not aligned as the kernels need.
     #[error("tensor `{name}` at {addr:#x} is not {align}-byte aligned")]
     Misaligned {

@@ -2223,6 +2223,18 @@ fn bad_tensors(d: &Device) -> CaseResult {
         Err(Error::DtypeMismatch { name: "q", .. }) => {}
         r => return Err(format!("f32 q: {r:?}")),
     }
+    // half::f16 queries for a bf16 config: same size, other format.
+    let q_f16 = s
+        .alloc_zeros::<half::f16>(8 * 128)
+        .map_err(|e| format!("{e:?}"))?;
+    match plan.run(d, DecodeTensors::new(&q_f16, &k, &v, &mut o)) {
+        Err(Error::ElemMismatch {
+            name: "q",
+            got: "f16",
+            need: "bf16",
+        }) => {}
+        r => return Err(format!("f16 q for a bf16 config: {r:?}")),
+    }
     let raw = |q: u64| RawTensors {
         q,
         k_pool: 256,
@@ -2744,7 +2756,7 @@ fn timeline_records(d: &Device) -> CaseResult {
 
 /// Run `plan` (K and V from the same pool) without a timeline, then with one; the outputs of
 /// both runs and the timeline.
-fn run_plain_then_stamped<KV>(
+fn run_plain_then_stamped<KV: 'static>(
     d: &Device,
     plan: &mut DecodePlan,
     q: &CudaSlice<u16>,
