@@ -887,6 +887,20 @@ pub struct RawTensors {
     pub v_scale: u64,
 }
 
+/// Elements of each tensor of a decode call ([`DecodePlan::tensor_elems`]).
+struct TensorElems {
+    /// Q and O: `[tokens, q_heads, head_dim]`.
+    q_o: usize,
+    /// Each of the K and V pools.
+    pool: usize,
+    /// LSE: `[tokens, q_heads]`.
+    lse: usize,
+    /// Sinks: `[q_heads]`.
+    sinks: usize,
+    /// Each scale table ([`DecodePlan::scale_len`]).
+    scale: usize,
+}
+
 /// The tensors of one decode call as cudarc buffers: 2-byte elements (`u16`, `half::bf16`,
 /// `half::f16`) for 16-bit tensors, 1-byte (`u8`) for fp8 codes. Element sizes are checked
 /// against the config, and `half::bf16` / `half::f16` tensors against its 16-bit format.
@@ -1662,23 +1676,19 @@ impl DecodePlan {
                 _ => {}
             }
         }
-        let (tok, qh, d) = (
-            self.token_rows(),
-            self.cfg.q_heads as usize,
-            self.cfg.head_dim as usize,
-        );
-        let tok_u32 = u32::try_from(tok).map_err(|_| Error::InvalidArgument {
+        let tok_u32 = u32::try_from(self.token_rows()).map_err(|_| Error::InvalidArgument {
             name: "q",
             why: "over 2^32 token rows".into(),
         })?;
         elems("q", &[tok_u32, self.cfg.q_heads, self.cfg.head_dim])?;
+        let n = self.tensor_elems();
         let same = |c: &std::sync::Arc<cudarc::driver::CudaContext>| c.cu_ctx() == ctx.cu_ctx();
         check(
             "q",
             same(t.q.context()),
             t.q.len(),
             eq,
-            tok * qh * d,
+            n.q_o,
             q_elem.bytes() as usize,
         )?;
         check(
@@ -1686,7 +1696,7 @@ impl DecodePlan {
             same(t.k_pool.context()),
             t.k_pool.len(),
             ekv,
-            self.cfg.pool_elems(),
+            n.pool,
             kv_elem.bytes() as usize,
         )?;
         check(
@@ -1694,7 +1704,7 @@ impl DecodePlan {
             same(t.v_pool.context()),
             t.v_pool.len(),
             ekv,
-            self.cfg.pool_elems(),
+            n.pool,
             kv_elem.bytes() as usize,
         )?;
         check(
@@ -1702,14 +1712,14 @@ impl DecodePlan {
             same(t.o.context()),
             t.o.len(),
             eo,
-            tok * qh * d,
+            n.q_o,
             o_elem.bytes() as usize,
         )?;
         if let Some(l) = &t.lse {
-            check("lse", same(l.context()), l.len(), 4, tok * qh, 4)?;
+            check("lse", same(l.context()), l.len(), 4, n.lse, 4)?;
         }
         if let Some(x) = &t.sinks {
-            check("sinks", same(x.context()), x.len(), 4, qh, 4)?;
+            check("sinks", same(x.context()), x.len(), 4, n.sinks, 4)?;
         }
         for (name, x) in [
             ("q_scale", &t.q_scale),
@@ -1717,7 +1727,7 @@ impl DecodePlan {
             ("v_scale", &t.v_scale),
         ] {
             if let Some(x) = x {
-                check(name, same(x.context()), x.len(), 4, self.scale_len(), 4)?;
+                check(name, same(x.context()), x.len(), 4, n.scale, 4)?;
             }
         }
         let (q, _g1) = t.q.device_ptr(s);
@@ -1791,36 +1801,42 @@ impl DecodePlan {
         self.launch(dev, raw, stream)
     }
 
+    /// Elements of each tensor of a call as the plan's config gives them: what [`Self::run`]
+    /// checks the buffers' lengths against and the overlap check takes the bytes of.
+    fn tensor_elems(&self) -> TensorElems {
+        let rows = self.token_rows() * self.cfg.q_heads as usize;
+        TensorElems {
+            q_o: rows * self.cfg.head_dim as usize,
+            pool: self.cfg.pool_elems(),
+            lse: rows,
+            sinks: self.cfg.q_heads as usize,
+            scale: self.scale_len(),
+        }
+    }
+
     /// O and LSE must not overlap an input or each other (`InvalidArgument` naming the
     /// output): other CTAs read Q, the pools, sinks and scales while O and LSE are written (an
-    /// fp8 Q under its 2-byte O rows would lose other rows' queries), and the kernels index the
-    /// `(token, q head)` rows in `u32`. The safe [`Self::run`] cannot alias (its borrows);
-    /// [`Self::run_raw`] is checked here, from the sizes the plan gives each tensor.
+    /// fp8 Q under its 2-byte O rows would lose other rows' queries). The safe [`Self::run`]
+    /// cannot alias (its borrows); [`Self::run_raw`] is checked here, from the sizes the plan
+    /// gives each tensor ([`Self::tensor_elems`]).
     fn check_outputs_disjoint(&self, raw: &RawTensors) -> Result<()> {
-        let c = &self.cfg;
-        let rows = self.token_rows() as u64 * c.q_heads as u64;
-        if rows > u32::MAX as u64 {
-            return Err(Error::InvalidArgument {
-                name: "q",
-                why: format!("{rows} (token, q head) rows are over u32::MAX"),
-            });
-        }
-        let (q_elem, kv_elem, o_elem) = c.operand_types();
-        let d = c.head_dim as u64;
-        let pool = c.pool_elems() as u64 * kv_elem.bytes() as u64;
-        let scale = self.scale_len() as u64 * 4;
+        let (q_elem, kv_elem, o_elem) = self.cfg.operand_types();
+        let n = self.tensor_elems();
+        let bytes = |elems: usize, elem_bytes: u32| elems as u64 * elem_bytes as u64;
+        let pool = bytes(n.pool, kv_elem.bytes());
+        let scale = bytes(n.scale, 4);
         let inputs = [
-            ("q", raw.q, rows * d * q_elem.bytes() as u64),
+            ("q", raw.q, bytes(n.q_o, q_elem.bytes())),
             ("k_pool", raw.k_pool, pool),
             ("v_pool", raw.v_pool, pool),
-            ("sinks", raw.sinks, c.q_heads as u64 * 4),
+            ("sinks", raw.sinks, bytes(n.sinks, 4)),
             ("q_scale", raw.q_scale, scale),
             ("k_scale", raw.k_scale, scale),
             ("v_scale", raw.v_scale, scale),
         ];
         let outputs = [
-            ("o", raw.o, rows * d * o_elem.bytes() as u64),
-            ("lse", raw.lse, rows * 4),
+            ("o", raw.o, bytes(n.q_o, o_elem.bytes())),
+            ("lse", raw.lse, bytes(n.lse, 4)),
         ];
         match first_overlap(&outputs, &inputs) {
             Some((name, other)) => Err(Error::InvalidArgument {
@@ -1859,6 +1875,14 @@ impl DecodePlan {
                     align,
                 });
             }
+        }
+        // The kernels index the `(token, q head)` rows in `u32`.
+        let rows = self.token_rows() as u64 * self.cfg.q_heads as u64;
+        if rows > u32::MAX as u64 {
+            return Err(Error::InvalidArgument {
+                name: "q",
+                why: format!("{rows} (token, q head) rows are over u32::MAX"),
+            });
         }
         self.check_outputs_disjoint(&raw)?;
         let c = &self.cfg;
