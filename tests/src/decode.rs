@@ -838,6 +838,10 @@ pub fn cases() -> Vec<Case> {
             name: "decode/timeline_records_ordered_and_output_unchanged",
             run: timeline_records,
         },
+        Case {
+            name: "decode/back_to_back_calls_equal_calls_alone",
+            run: back_to_back,
+        },
     ]
 }
 
@@ -2776,4 +2780,263 @@ fn run_plain_then_stamped<KV: 'static>(
     let stamped = run(plan);
     plan.set_timeline(d, None);
     Ok((plain, stamped?, tl))
+}
+
+/// One shape of [`back_to_back`].
+struct ChainShape {
+    what: &'static str,
+    q_len: u32,
+    kv_lens: Vec<u32>,
+    fp8: bool,
+    cluster_merge: bool,
+    early_kv: bool,
+    splits: Splits,
+    /// Whether the plan must merge splits (by the combine or in clusters).
+    split: bool,
+}
+
+/// Back-to-back calls (See Note [early K/V tiles] and the PDL chain in docs/DESIGN.md): one
+/// plan run [`CHAIN_CALLS`] times with a different Q into a different O and LSE each time,
+/// queued with no synchronisation between the calls (each call's CTAs may enter while the
+/// previous call's decode or combine still runs, and every call writes the same workspace),
+/// then the same calls captured in one CUDA graph and replayed twice. Every output must be
+/// bitwise the output of that call run alone (synchronised before and after). Shapes: a
+/// split plan merged by the combine, one merged in clusters, fp8 K/V, early K/V off, and a
+/// ragged spec-decode batch with an empty request.
+fn back_to_back(d: &Device) -> CaseResult {
+    let auto = Splits::Auto;
+    let shapes = [
+        ChainShape {
+            what: "1 x 20000 keys, combine",
+            q_len: 1,
+            kv_lens: vec![20000],
+            fp8: false,
+            cluster_merge: false,
+            early_kv: true,
+            splits: auto,
+            split: true,
+        },
+        ChainShape {
+            what: "4 x 3000 keys, 4 splits in clusters",
+            q_len: 1,
+            kv_lens: vec![3000; 4],
+            fp8: false,
+            cluster_merge: true,
+            early_kv: true,
+            splits: Splits::Fixed(4),
+            split: true,
+        },
+        ChainShape {
+            what: "fp8 K/V, 2 x 9000 keys",
+            q_len: 1,
+            kv_lens: vec![9000, 7001],
+            fp8: true,
+            cluster_merge: true,
+            early_kv: true,
+            splits: auto,
+            split: true,
+        },
+        ChainShape {
+            what: "early K/V off, combine",
+            q_len: 1,
+            kv_lens: vec![12000, 5],
+            fp8: false,
+            cluster_merge: false,
+            early_kv: false,
+            splits: auto,
+            split: true,
+        },
+        ChainShape {
+            what: "4 new tokens, ragged with an empty request",
+            q_len: 4,
+            kv_lens: vec![6000, 0, 333, 2500],
+            fp8: false,
+            cluster_merge: true,
+            early_kv: true,
+            splits: auto,
+            split: false,
+        },
+    ];
+    for sh in &shapes {
+        chain_shape(d, sh).map_err(|e| format!("{}: {e}", sh.what))?;
+    }
+    Ok(Outcome::Pass)
+}
+
+/// Calls per chain in [`back_to_back`].
+const CHAIN_CALLS: usize = 4;
+
+fn chain_shape(d: &Device, sh: &ChainShape) -> Result<(), String> {
+    use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
+    use cudarc::driver::{DevicePtr, DevicePtrMut};
+    let err = |e: cudarc::driver::DriverError| format!("{e:?}");
+    let ff = |e: ferroflash::Error| e.to_string();
+    let (q_heads, kv_heads, head_dim, page) = (16u32, 4u32, 128u32, 16u32);
+    let pages: Vec<u32> = sh.kv_lens.iter().map(|l| l.div_ceil(page)).collect();
+    let num_pages: u32 = pages.iter().sum::<u32>() + 7;
+    let mut cfg = DecodeConfig::new(q_heads, kv_heads, head_dim, page, num_pages, Dtype16::Bf16);
+    if sh.fp8 {
+        cfg.kv_fp8 = Some(Fp8Format::E4m3);
+    }
+    cfg.cluster_merge = sh.cluster_merge;
+    cfg.early_kv = sh.early_kv;
+    cfg.splits = sh.splits;
+    let mut page_indptr = vec![0u32];
+    for p in &pages {
+        page_indptr.push(page_indptr.last().unwrap() + p);
+    }
+    // A shuffled table over a pool with spare pages.
+    let mut rng = SplitMix64(0xb2b + sh.kv_lens[0] as u64);
+    let mut ids: Vec<u32> = (0..num_pages).collect();
+    for i in (1..ids.len()).rev() {
+        ids.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
+    }
+    let page_indices = &ids[..*page_indptr.last().unwrap() as usize];
+    let q_indptr: Vec<u32> = (0..=sh.kv_lens.len() as u32)
+        .map(|r| r * sh.q_len)
+        .collect();
+    let plan = DecodePlan::new(
+        d,
+        &cfg,
+        &BatchTables {
+            q_indptr: &q_indptr,
+            kv_lens: &sh.kv_lens,
+            page_indptr: &page_indptr,
+            page_indices,
+        },
+    )
+    .map_err(ff)?;
+    let merges = !plan.plan().merge.is_empty() || plan.cluster_splits() > 1;
+    if sh.split && !merges {
+        return Err(format!("plan {} does not split", plan.kernel()));
+    }
+    let s = d.stream();
+    let pool = cfg.pool_elems();
+    let (k16, v16, k8, v8);
+    let (k_ptr, v_ptr) = if sh.fp8 {
+        // e4m3 codes without NaN (0x7f / 0xff): |x| < 448.
+        let mut codes = |salt: u64| -> Vec<u8> {
+            (0..pool)
+                .map(|i| ((rng.next_u64() ^ salt ^ i as u64) as u8 % 0x5f) | (i as u8 & 0x80))
+                .collect()
+        };
+        k8 = s.clone_htod(&codes(1)).map_err(err)?;
+        v8 = s.clone_htod(&codes(2)).map_err(err)?;
+        (k8.device_ptr(s).0, v8.device_ptr(s).0)
+    } else {
+        let mut vals = || -> Vec<u16> {
+            (0..pool)
+                .map(|_| half::bf16::from_f32(rng.normal()).to_bits())
+                .collect()
+        };
+        k16 = s.clone_htod(&vals()).map_err(err)?;
+        v16 = s.clone_htod(&vals()).map_err(err)?;
+        (k16.device_ptr(s).0, v16.device_ptr(s).0)
+    };
+    let rows = plan.token_rows() * q_heads as usize;
+    let n_o = rows * head_dim as usize;
+    let mut qs = Vec::new();
+    for _ in 0..CHAIN_CALLS {
+        let q: Vec<u16> = (0..n_o)
+            .map(|_| half::bf16::from_f32(rng.normal()).to_bits())
+            .collect();
+        qs.push(s.clone_htod(&q).map_err(err)?);
+    }
+    let mut os = Vec::new();
+    let mut lses = Vec::new();
+    for _ in 0..CHAIN_CALLS {
+        os.push(s.alloc_zeros::<u16>(n_o).map_err(err)?);
+        lses.push(s.alloc_zeros::<f32>(rows).map_err(err)?);
+    }
+    // Poison every output, then queue calls `which` on the stream (no synchronisation).
+    let poison = |os: &mut Vec<CudaSlice<u16>>, lses: &mut Vec<CudaSlice<f32>>| {
+        for (o, l) in os.iter_mut().zip(lses.iter_mut()) {
+            s.memcpy_htod(&vec![0x7fc0u16; n_o], o).map_err(err)?;
+            s.memcpy_htod(&vec![f32::NAN; rows], l).map_err(err)?;
+        }
+        s.synchronize().map_err(err)
+    };
+    let queue = |os: &mut Vec<CudaSlice<u16>>,
+                 lses: &mut Vec<CudaSlice<f32>>,
+                 which: std::ops::Range<usize>|
+     -> Result<(), String> {
+        for i in which {
+            let raw = ferroflash::RawTensors {
+                q: qs[i].device_ptr(s).0,
+                k_pool: k_ptr,
+                v_pool: v_ptr,
+                o: os[i].device_ptr_mut(s).0,
+                lse: lses[i].device_ptr_mut(s).0,
+                ..Default::default()
+            };
+            // SAFETY: Q, O and LSE hold the plan's token rows, the pools `pool_elems`
+            // elements; every buffer outlives the calls, which complete before the copies
+            // back (or the graph's replays, synchronised).
+            unsafe { plan.run_raw(d, raw, s.cu_stream()) }.map_err(ff)?;
+        }
+        Ok(())
+    };
+    let read = |os: &Vec<CudaSlice<u16>>, lses: &Vec<CudaSlice<f32>>| {
+        let mut out = Vec::new();
+        for (o, l) in os.iter().zip(lses) {
+            let o: Vec<u16> = s.clone_dtoh(o).map_err(err)?;
+            let l: Vec<u32> = s
+                .clone_dtoh(l)
+                .map_err(err)?
+                .iter()
+                .map(|x: &f32| x.to_bits())
+                .collect();
+            out.push((o, l));
+        }
+        Ok::<_, String>(out)
+    };
+    // Alone: each call synchronised before and after.
+    poison(&mut os, &mut lses)?;
+    for i in 0..CHAIN_CALLS {
+        queue(&mut os, &mut lses, i..i + 1)?;
+        s.synchronize().map_err(err)?;
+    }
+    let alone = read(&os, &lses)?;
+    for (i, (o, _)) in alone.iter().enumerate() {
+        if let Some(j) = o
+            .iter()
+            .position(|&b| !half::bf16::from_bits(b).is_finite())
+        {
+            return Err(format!(
+                "call {i} alone: output element {j} not finite or not written"
+            ));
+        }
+    }
+    let compare_all = |got: &[(Vec<u16>, Vec<u32>)], how: &str| -> Result<(), String> {
+        for (i, (g, a)) in got.iter().zip(&alone).enumerate() {
+            if g != a {
+                let j = g.0.iter().zip(&a.0).position(|(x, y)| x != y);
+                return Err(format!(
+                    "{how}: call {i} differs from the same call alone (first O element {j:?})"
+                ));
+            }
+        }
+        Ok(())
+    };
+    for round in 0..3 {
+        poison(&mut os, &mut lses)?;
+        queue(&mut os, &mut lses, 0..CHAIN_CALLS)?;
+        s.synchronize().map_err(err)?;
+        compare_all(&read(&os, &lses)?, &format!("back to back, round {round}"))?;
+    }
+    s.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+        .map_err(err)?;
+    let captured = queue(&mut os, &mut lses, 0..CHAIN_CALLS);
+    let graph = s
+        .end_capture(CUgraphInstantiate_flags(0))
+        .map_err(err)?
+        .ok_or("empty graph")?;
+    captured?;
+    for replay in 0..2 {
+        poison(&mut os, &mut lses)?;
+        graph.launch().map_err(err)?;
+        s.synchronize().map_err(err)?;
+        compare_all(&read(&os, &lses)?, &format!("graph replay {replay}"))?;
+    }
+    Ok(())
 }
