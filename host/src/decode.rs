@@ -732,6 +732,50 @@ impl GraphCapacity {
     }
 }
 
+/// Most CTAs in a grid's x dimension (`cuLaunchKernel`).
+const MAX_GRID_X: u64 = (1 << 31) - 1;
+
+/// A graph-mode plan's sizes for its capacity, checked before any planning or allocation: the
+/// decode grid (at most `max_ctas` CTAs before rounding up to whole clusters) and the combine
+/// grid (`blocks` x up to `head_dim / 16` parts) within a grid's x limit, and the split-KV
+/// workspace (`max_ctas` slots of `rows_per_block` x `head_dim` f32 partials and their LSEs)
+/// within the device's memory. An absurd capacity is an `InvalidArgument` here instead of the
+/// host planner running over billions of requests, or a truncated grid size.
+fn check_graph_sizes(
+    blocks: u64,
+    max_ctas: u64,
+    rows_per_block: u64,
+    head_dim: u64,
+    total_mem_bytes: u64,
+) -> Result<()> {
+    // Clusters are at most 8 CTAs, combine parts at most head_dim / 16 (`plan::combine_parts`).
+    let max_parts = (head_dim / 16).max(1);
+    if max_ctas.saturating_add(8) > MAX_GRID_X || blocks.saturating_mul(max_parts) > MAX_GRID_X {
+        return Err(Error::InvalidArgument {
+            name: "max_requests",
+            why: format!(
+                "the capacity needs up to {max_ctas} decode CTAs and {blocks} x {max_parts} \
+                 combine CTAs, over a grid's {MAX_GRID_X}"
+            ),
+        });
+    }
+    let workspace_bytes = max_ctas
+        .saturating_mul(rows_per_block)
+        .saturating_mul(head_dim + 1)
+        .saturating_mul(4);
+    if workspace_bytes > total_mem_bytes {
+        return Err(Error::InvalidArgument {
+            name: "max_requests",
+            why: format!(
+                "the capacity's split-KV workspace ({} MiB) is over the device's memory ({} MiB)",
+                workspace_bytes >> 20,
+                total_mem_bytes >> 20
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// The plan's device buffers and their addresses, taken once (the buffers live as long as the
 /// plan), so launching needs no cudarc event bookkeeping and can be captured into a graph.
 struct PlanBuffers {
@@ -1091,9 +1135,22 @@ impl DecodePlan {
     /// [`run_raw`](Self::run_raw)) once; after each `update` the captured graph replays the new
     /// batch. During capture, cudarc's event tracking must be off for the tensors passed to
     /// `run` (`CudaContext::disable_event_tracking`), or use `run_raw`.
+    ///
+    /// A captured graph holds the addresses of this plan's buffers (and of a [`Timeline`] set
+    /// on it): the plan must outlive every graph captured over it. Replaying one after the
+    /// plan is dropped reads and writes freed device memory, which no check here can catch.
     pub fn for_graphs(dev: &Device, cfg: &DecodeConfig, cap: GraphCapacity) -> Result<DecodePlan> {
         cfg.validate()?;
         cap.validate()?;
+        // The kernels index the `(token, q head)` rows in `u32` (`run_raw` checks the batch's;
+        // a capacity past it could never run).
+        let rows = cap.max_tokens() as u64 * cfg.q_heads as u64;
+        if rows > u32::MAX as u64 {
+            return Err(Error::InvalidArgument {
+                name: "max_requests",
+                why: format!("the capacity's {rows} (token, q head) rows are over u32::MAX"),
+            });
+        }
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = cap.max_new_tokens * group;
         // The most keys the page table can hold, per kv head.
@@ -1142,6 +1199,14 @@ impl DecodePlan {
             Splits::Auto => (blocks + wave) as u64,
             Splits::Fixed(_) => (max_work - tail_reserve) as u64,
         };
+        // Before the cluster size's planning of the capacity's own batch and any allocation.
+        check_graph_sizes(
+            blocks as u64,
+            (max_work as u64).max(clustered_ctas + tail_reserve as u64),
+            rows_per_block as u64,
+            cfg.head_dim as u64,
+            dev.caps().total_mem_bytes,
+        )?;
         let cluster = Self::graph_cluster_size(
             dev,
             cfg,
@@ -1227,8 +1292,20 @@ impl DecodePlan {
     }
 
     /// Graph mode: validate a new batch against the config and the capacity, re-plan it and
-    /// write it into the plan's device buffers (stream-ordered, then synchronised). Launch
-    /// geometry and addresses do not change, so captured graphs stay valid.
+    /// write it into the plan's device buffers. Launch geometry and addresses do not change, so
+    /// captured graphs stay valid.
+    ///
+    /// The copies are queued on the device's stream ([`Device::stream`]) and synchronised
+    /// before this returns, so they come after every replay queued on that stream. A replay
+    /// of a graph launched on another stream must have completed before `update` is called
+    /// (synchronise that stream, or make the device's stream wait on it): the decode CTAs read
+    /// their work item once, at entry, and an item half old and half new batch can address
+    /// rows outside either batch.
+    ///
+    /// On an error from validation nothing is written: the previous batch stays planned. On a
+    /// driver error during the copies, the device's counts may be zero (a replay writes no
+    /// output) while the host side still describes the previous batch: do not replay before an
+    /// `update` has succeeded.
     pub fn update(&mut self, dev: &Device, tables: &BatchTables) -> Result<()> {
         self.check_device(dev)?;
         let cap = self.graph.ok_or(Error::InvalidArgument {
@@ -1443,6 +1520,10 @@ impl DecodePlan {
             Some(n) if n < 2 => return Ok(0),
             Some(n) => {
                 let n = n.min(max as u32);
+                // `max_cluster_splits` below 2: no clusters, as in direct plans.
+                if n < 2 {
+                    return Ok(0);
+                }
                 // A size the device cannot hold even once would fail at launch (a driver error
                 // from inside a captured graph): refuse it here, before any allocation.
                 if capacity[n as usize] == 0 {
@@ -2184,6 +2265,27 @@ mod tests {
         assert_eq!(half_format::<u16>(), None);
         assert_eq!(half_format::<u8>(), None);
         assert_eq!(half_format::<f32>(), None);
+    }
+
+    #[test]
+    fn graph_capacity_sizes() {
+        const GIB: u64 = 1 << 30;
+        // W3-like: 64 requests x 8 kv heads, 264 CTAs of 16 rows x 128 dims.
+        assert!(check_graph_sizes(512, 776, 16, 128, 141 * GIB).is_ok());
+        // A workspace over the device's memory (2^24 slots x 64 rows x 256 dims).
+        let big = check_graph_sizes(1 << 24, 1 << 24, 64, 256, 141 * GIB);
+        assert!(
+            matches!(big, Err(Error::InvalidArgument { name: "max_requests", ref why }) if why.contains("workspace")),
+            "{big:?}"
+        );
+        // Grids past 2^31 - 1 CTAs, decode or combine.
+        for (blocks, ctas) in [(1 << 27, 1 << 31), (1 << 28, 1 << 28)] {
+            let r = check_graph_sizes(blocks, ctas, 16, 128, u64::MAX);
+            assert!(
+                matches!(r, Err(Error::InvalidArgument { ref why, .. }) if why.contains("grid")),
+                "{r:?}"
+            );
+        }
     }
 
     #[test]

@@ -2339,6 +2339,25 @@ fn bad_tensors(d: &Device) -> CaseResult {
 /// merge in them (groups of 2 in clusters of 4, the last cluster half idle; groups of 4), the
 /// others go to the combine from the same clustered grid.
 fn graph_replay(d: &Device) -> CaseResult {
+    // `graph_cluster: Some(4)` under `max_cluster_splits: 1` means no clusters (as in direct
+    // plans), not an error.
+    let mut cfg = DecodeConfig::new(16, 4, 128, 16, 64, Dtype16::Bf16);
+    (cfg.graph_cluster, cfg.max_cluster_splits) = (Some(4), 1);
+    let cap = ferroflash::GraphCapacity {
+        max_requests: 4,
+        max_new_tokens: 1,
+        max_page_entries: 64,
+    };
+    match DecodePlan::for_graphs(d, &cfg, cap) {
+        Ok(p) if p.launch_cluster() <= 1 => {}
+        Ok(p) => {
+            return Err(format!(
+                "max_cluster_splits 1: launched in clusters of {}",
+                p.launch_cluster()
+            ))
+        }
+        Err(e) => return Err(format!("max_cluster_splits 1, graph_cluster Some(4): {e}")),
+    }
     graph_replay_with(d, None, 4, false, None)?;
     graph_replay_with(
         d,
