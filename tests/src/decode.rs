@@ -2975,23 +2975,25 @@ fn chain_shape(d: &Device, sh: &ChainShape) -> Result<(), String> {
         }
         s.synchronize().map_err(err)
     };
-    let queue = |os: &mut Vec<CudaSlice<u16>>,
-                 lses: &mut Vec<CudaSlice<f32>>,
-                 which: std::ops::Range<usize>|
-     -> Result<(), String> {
-        for i in which {
-            let raw = ferroflash::RawTensors {
-                q: qs[i].device_ptr(s).0,
-                k_pool: k_ptr,
-                v_pool: v_ptr,
-                o: os[i].device_ptr_mut(s).0,
-                lse: lses[i].device_ptr_mut(s).0,
-                ..Default::default()
-            };
+    // Addresses taken once, outside any capture (cudarc's tracking would record events on
+    // the stream, which a capture refuses).
+    let raws: Vec<ferroflash::RawTensors> = (0..CHAIN_CALLS)
+        .map(|i| ferroflash::RawTensors {
+            q: qs[i].device_ptr(s).0,
+            k_pool: k_ptr,
+            v_pool: v_ptr,
+            o: os[i].device_ptr_mut(s).0,
+            lse: lses[i].device_ptr_mut(s).0,
+            ..Default::default()
+        })
+        .collect();
+    s.synchronize().map_err(err)?;
+    let queue = |which: std::ops::Range<usize>| -> Result<(), String> {
+        for raw in &raws[which] {
             // SAFETY: Q, O and LSE hold the plan's token rows, the pools `pool_elems`
             // elements; every buffer outlives the calls, which complete before the copies
             // back (or the graph's replays, synchronised).
-            unsafe { plan.run_raw(d, raw, s.cu_stream()) }.map_err(ff)?;
+            unsafe { plan.run_raw(d, *raw, s.cu_stream()) }.map_err(ff)?;
         }
         Ok(())
     };
@@ -3012,7 +3014,7 @@ fn chain_shape(d: &Device, sh: &ChainShape) -> Result<(), String> {
     // Alone: each call synchronised before and after.
     poison(&mut os, &mut lses)?;
     for i in 0..CHAIN_CALLS {
-        queue(&mut os, &mut lses, i..i + 1)?;
+        queue(i..i + 1)?;
         s.synchronize().map_err(err)?;
     }
     let alone = read(&os, &lses)?;
@@ -3039,18 +3041,18 @@ fn chain_shape(d: &Device, sh: &ChainShape) -> Result<(), String> {
     };
     for round in 0..3 {
         poison(&mut os, &mut lses)?;
-        queue(&mut os, &mut lses, 0..CHAIN_CALLS)?;
+        queue(0..CHAIN_CALLS)?;
         s.synchronize().map_err(err)?;
         compare_all(&read(&os, &lses)?, &format!("back to back, round {round}"))?;
     }
     s.begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
         .map_err(err)?;
-    let captured = queue(&mut os, &mut lses, 0..CHAIN_CALLS);
-    let graph = s
-        .end_capture(CUgraphInstantiate_flags(0))
-        .map_err(err)?
-        .ok_or("empty graph")?;
+    // End the capture whatever happened inside it (a stream left capturing breaks every
+    // later case).
+    let captured = queue(0..CHAIN_CALLS);
+    let graph = s.end_capture(CUgraphInstantiate_flags(0));
     captured?;
+    let graph = graph.map_err(err)?.ok_or("empty graph")?;
     for replay in 0..2 {
         poison(&mut os, &mut lses)?;
         graph.launch().map_err(err)?;
