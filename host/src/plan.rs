@@ -313,11 +313,14 @@ pub fn combine_parts(num_merge: u32, sm_count: u32, head_dim: u32, requested: Op
 /// [`keys_fill_sms`]). On a batch too short for that, the grid is latency-bound: a 64-row CTA runs
 /// a few tiles, each a dependent S -> softmax -> P·V chain of one warpgroup (1.15 us per tile over
 /// bf16, 1.7 over fp8 with the widening, docs/perf.md session 27), while 16-row CTAs are four times
-/// as many and their repeated K/V reads hit L2. So past 32 rows on a short batch: 16-bit K/V take
+/// as many and their repeated K/V reads hit L2. So past 16 rows on a short batch: 16-bit K/V take
 /// one m tile, fp8 K/V two (each 16-row CTA would widen the same fp8 tiles again, and the fp8
-/// consumers are issue-bound). Measured in session 28 (docs/perf.md, change 96). At head dim 256
-/// only the row-split layouts hold more than 16 rows, at one CTA per SM, so they are taken only
-/// when `keys_fill`; otherwise it stays one.
+/// consumers are issue-bound). Measured in session 28 past 32 rows (docs/perf.md, change 96), and
+/// in session 54 for 17-32 rows (change 132: the `_w32` CTAs of 18-24-row shapes of 144-316 tiles
+/// 2-15% slower than two 16-row CTAs; from 752 tiles even or faster with one tile, but 12% slower
+/// at 8192). Without `row_split` (the `_m32` kernels asked for) past 16 rows it is two. At head
+/// dim 256 only the row-split layouts hold more than 16 rows, at one CTA per SM, so they are taken
+/// only when `keys_fill`; otherwise it stays one.
 pub fn m_tiles_for(
     max_rows: u32,
     head_dim: u32,
@@ -327,7 +330,7 @@ pub fn m_tiles_for(
 ) -> u32 {
     if max_rows <= M_TILE_ROWS || (head_dim > 128 && !(row_split && keys_fill)) {
         1
-    } else if max_rows <= 2 * M_TILE_ROWS || !row_split {
+    } else if !row_split || (keys_fill && max_rows <= 2 * M_TILE_ROWS) {
         2
     } else if keys_fill {
         4
@@ -1437,13 +1440,16 @@ mod tests {
                 "rows {rows}, d {d}, split {split}"
             );
         }
-        // Keys too few to fill the SMs: head dim 256 keeps 16-row CTAs; past 32 rows the
-        // others take 16 (16-bit K/V) or 32 (fp8) rows; up to 32 rows nothing changes.
+        // Keys too few to fill the SMs: head dim 256 keeps 16-row CTAs; past 16 rows the
+        // others take 16 (16-bit K/V) or 32 (fp8) rows.
         assert_eq!(m_tiles_for(96, 256, 2, true, false), 1);
         assert_eq!(m_tiles_for(96, 128, 2, true, false), 1);
         assert_eq!(m_tiles_for(48, 64, 2, true, false), 1);
         assert_eq!(m_tiles_for(64, 128, 1, true, false), 2);
-        assert_eq!(m_tiles_for(32, 128, 2, true, false), 2);
+        assert_eq!(m_tiles_for(32, 128, 2, true, false), 1);
+        assert_eq!(m_tiles_for(18, 64, 2, true, false), 1);
+        assert_eq!(m_tiles_for(24, 128, 1, true, false), 2);
+        assert_eq!(m_tiles_for(24, 128, 2, false, false), 2);
         assert_eq!(m_tiles_for(64, 128, 2, false, false), 2);
         assert_eq!(m_tiles_for(64, 128, 1, true, true), 4);
         assert!(keys_fill_sms(4 * 132, 132) && !keys_fill_sms(4 * 132 - 1, 132));
