@@ -2131,6 +2131,8 @@ fn cluster_merge_more(d: &Device) -> CaseResult {
         c.row_split = (i < 2).then_some(false);
         // Pinned: a batch this short gets 16-row CTAs from the planner (`plan::m_tiles_for`).
         c.m_tiles = Some(if i < 3 { 2 } else { 4 });
+        // 64 rows: the row-split `_w64` (the TMA case runs `_g64` in clusters).
+        c.wgmma = Some(false);
         cases.push(c);
     }
     for (j, poison) in [
