@@ -732,6 +732,19 @@ impl GraphCapacity {
     }
 }
 
+/// `InvalidArgument { name }` where `tokens` x `q_heads` `(token, q head)` rows pass `u32::MAX`:
+/// the kernels index those rows in `u32`.
+fn check_row_index(name: &'static str, tokens: usize, q_heads: u32) -> Result<()> {
+    let rows = tokens as u64 * q_heads as u64;
+    if rows > u32::MAX as u64 {
+        return Err(Error::InvalidArgument {
+            name,
+            why: format!("{rows} (token, q head) rows are over u32::MAX"),
+        });
+    }
+    Ok(())
+}
+
 /// Most CTAs in a grid's x dimension (`cuLaunchKernel`).
 const MAX_GRID_X: u64 = (1 << 31) - 1;
 
@@ -744,13 +757,15 @@ const MAX_GRID_X: u64 = (1 << 31) - 1;
 fn check_graph_sizes(
     blocks: u64,
     max_ctas: u64,
-    rows_per_block: u64,
-    head_dim: u64,
+    rows_per_block: u32,
+    head_dim: u32,
     total_mem_bytes: u64,
 ) -> Result<()> {
-    // Clusters are at most 8 CTAs, combine parts at most head_dim / 16 (`plan::combine_parts`).
-    let max_parts = (head_dim / 16).max(1);
-    if max_ctas.saturating_add(8) > MAX_GRID_X || blocks.saturating_mul(max_parts) > MAX_GRID_X {
+    // Rounded up to whole clusters of at most MAX_CLUSTER_SPLITS CTAs.
+    let max_parts = crate::plan::max_combine_parts(head_dim) as u64;
+    if max_ctas.saturating_add(MAX_CLUSTER_SPLITS as u64) > MAX_GRID_X
+        || blocks.saturating_mul(max_parts) > MAX_GRID_X
+    {
         return Err(Error::InvalidArgument {
             name: "max_requests",
             why: format!(
@@ -759,10 +774,13 @@ fn check_graph_sizes(
             ),
         });
     }
-    let workspace_bytes = max_ctas
-        .saturating_mul(rows_per_block)
-        .saturating_mul(head_dim + 1)
-        .saturating_mul(4);
+    // Within the grid limit and at most 64 rows of 256 dims per slot: no overflow.
+    let workspace_bytes = crate::plan::WorkspaceLayout::new(
+        max_ctas as usize,
+        rows_per_block as usize,
+        head_dim as usize,
+    )
+    .total_bytes as u64;
     if workspace_bytes > total_mem_bytes {
         return Err(Error::InvalidArgument {
             name: "max_requests",
@@ -1142,15 +1160,8 @@ impl DecodePlan {
     pub fn for_graphs(dev: &Device, cfg: &DecodeConfig, cap: GraphCapacity) -> Result<DecodePlan> {
         cfg.validate()?;
         cap.validate()?;
-        // The kernels index the `(token, q head)` rows in `u32` (`run_raw` checks the batch's;
-        // a capacity past it could never run).
-        let rows = cap.max_tokens() as u64 * cfg.q_heads as u64;
-        if rows > u32::MAX as u64 {
-            return Err(Error::InvalidArgument {
-                name: "max_requests",
-                why: format!("the capacity's {rows} (token, q head) rows are over u32::MAX"),
-            });
-        }
+        // A capacity past the kernels' row index could never run.
+        check_row_index("max_requests", cap.max_tokens(), cfg.q_heads)?;
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = cap.max_new_tokens * group;
         // The most keys the page table can hold, per kv head.
@@ -1203,8 +1214,8 @@ impl DecodePlan {
         check_graph_sizes(
             blocks as u64,
             (max_work as u64).max(clustered_ctas + tail_reserve as u64),
-            rows_per_block as u64,
-            cfg.head_dim as u64,
+            rows_per_block,
+            cfg.head_dim,
             dev.caps().total_mem_bytes,
         )?;
         let cluster = Self::graph_cluster_size(
@@ -1516,25 +1527,22 @@ impl DecodePlan {
         let Some(max) = capacity.len().checked_sub(1) else {
             return Ok(0);
         };
-        match cfg.graph_cluster {
-            Some(n) if n < 2 => return Ok(0),
-            Some(n) => {
-                let n = n.min(max as u32);
-                // `max_cluster_splits` below 2: no clusters, as in direct plans.
-                if n < 2 {
-                    return Ok(0);
-                }
-                // A size the device cannot hold even once would fail at launch (a driver error
-                // from inside a captured graph): refuse it here, before any allocation.
-                if capacity[n as usize] == 0 {
-                    return Err(Error::InvalidArgument {
-                        name: "graph_cluster",
-                        why: format!("the device cannot run clusters of {n} CTAs of {kernel}"),
-                    });
-                }
-                return Ok(n);
+        if let Some(n) = cfg.graph_cluster {
+            let n = n.min(max as u32);
+            // `Some(0)`, `Some(1)` or `max_cluster_splits` below 2: no clusters (as in direct
+            // plans).
+            if n < 2 {
+                return Ok(0);
             }
-            None => {}
+            // A size the device cannot hold even once would fail at launch (a driver error
+            // from inside a captured graph): refuse it here, before any allocation.
+            if capacity[n as usize] == 0 {
+                return Err(Error::InvalidArgument {
+                    name: "graph_cluster",
+                    why: format!("the device cannot run clusters of {n} CTAs of {kernel}"),
+                });
+            }
+            return Ok(n);
         }
         let requests = cap.max_requests as usize;
         let pages = cap.max_page_entries / cap.max_requests;
@@ -1957,14 +1965,7 @@ impl DecodePlan {
                 });
             }
         }
-        // The kernels index the `(token, q head)` rows in `u32`.
-        let rows = self.token_rows() as u64 * self.cfg.q_heads as u64;
-        if rows > u32::MAX as u64 {
-            return Err(Error::InvalidArgument {
-                name: "q",
-                why: format!("{rows} (token, q head) rows are over u32::MAX"),
-            });
-        }
+        check_row_index("q", self.token_rows(), self.cfg.q_heads)?;
         self.check_outputs_disjoint(&raw)?;
         let c = &self.cfg;
         let layout = c.layout();

@@ -282,6 +282,12 @@ impl Plan {
     }
 }
 
+/// The most combine CTAs per split block at `head_dim` ([`combine_parts`]'s bound): one per 16
+/// columns.
+pub fn max_combine_parts(head_dim: u32) -> u32 {
+    (head_dim / 16).max(1)
+}
+
 /// Combine CTAs per merge block (column parts): the largest power of two `p` with
 /// `num_merge * p <= sm_count / 2`, at least 1 and at most `head_dim / 16` (each CTA keeps at
 /// least 16 columns of every row), or `requested` rounded down to a power of two in
@@ -291,7 +297,7 @@ impl Plan {
 /// registers) takes most of an SM's register file, and grids of more than one per SM measured
 /// slower, hence half the SMs (See Note [combine parts] in docs/DESIGN.md).
 pub fn combine_parts(num_merge: u32, sm_count: u32, head_dim: u32, requested: Option<u32>) -> u32 {
-    let max = (head_dim / 16).max(1);
+    let max = max_combine_parts(head_dim);
     match requested {
         Some(r) => 1 << r.clamp(1, max).ilog2(),
         None => {

@@ -2911,9 +2911,7 @@ fn chain_shape(d: &Device, sh: &ChainShape) -> Result<(), String> {
     // A shuffled table over a pool with spare pages.
     let mut rng = SplitMix64(0xb2b + sh.kv_lens[0] as u64);
     let mut ids: Vec<u32> = (0..num_pages).collect();
-    for i in (1..ids.len()).rev() {
-        ids.swap(i, (rng.next_u64() % (i as u64 + 1)) as usize);
-    }
+    rng.shuffle(&mut ids);
     let page_indices = &ids[..*page_indptr.last().unwrap() as usize];
     let q_indptr: Vec<u32> = (0..=sh.kv_lens.len() as u32)
         .map(|r| r * sh.q_len)
@@ -2935,9 +2933,15 @@ fn chain_shape(d: &Device, sh: &ChainShape) -> Result<(), String> {
     }
     let s = d.stream();
     let pool = cfg.pool_elems();
+    // N(0, 1) values as bf16 bits (the pools and every call's Q).
+    let bf16s = |rng: &mut SplitMix64, n: usize| -> Vec<u16> {
+        (0..n)
+            .map(|_| half::bf16::from_f32(rng.normal()).to_bits())
+            .collect()
+    };
     let (k16, v16, k8, v8);
     let (k_ptr, v_ptr) = if sh.fp8 {
-        // e4m3 codes without NaN (0x7f / 0xff): |x| < 448.
+        // e4m3 codes below 0x5f (|x| <= 28, no NaN), either sign.
         let mut codes = |salt: u64| -> Vec<u8> {
             (0..pool)
                 .map(|i| ((rng.next_u64() ^ salt ^ i as u64) as u8 % 0x5f) | (i as u8 & 0x80))
@@ -2947,23 +2951,15 @@ fn chain_shape(d: &Device, sh: &ChainShape) -> Result<(), String> {
         v8 = s.clone_htod(&codes(2)).map_err(err)?;
         (k8.device_ptr(s).0, v8.device_ptr(s).0)
     } else {
-        let mut vals = || -> Vec<u16> {
-            (0..pool)
-                .map(|_| half::bf16::from_f32(rng.normal()).to_bits())
-                .collect()
-        };
-        k16 = s.clone_htod(&vals()).map_err(err)?;
-        v16 = s.clone_htod(&vals()).map_err(err)?;
+        k16 = s.clone_htod(&bf16s(&mut rng, pool)).map_err(err)?;
+        v16 = s.clone_htod(&bf16s(&mut rng, pool)).map_err(err)?;
         (k16.device_ptr(s).0, v16.device_ptr(s).0)
     };
     let rows = plan.token_rows() * q_heads as usize;
     let n_o = rows * head_dim as usize;
     let mut qs = Vec::new();
     for _ in 0..CHAIN_CALLS {
-        let q: Vec<u16> = (0..n_o)
-            .map(|_| half::bf16::from_f32(rng.normal()).to_bits())
-            .collect();
-        qs.push(s.clone_htod(&q).map_err(err)?);
+        qs.push(s.clone_htod(&bf16s(&mut rng, n_o)).map_err(err)?);
     }
     let mut os = Vec::new();
     let mut lses = Vec::new();
