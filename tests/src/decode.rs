@@ -74,6 +74,9 @@ pub struct DecodeCase {
     /// each decode call, [`LATE_WRITE_DELAY_NS`] late) copies their real values in (default
     /// `None`: every row real from the start).
     pub late_rows: Option<LateRows>,
+    /// Spread the generated pages over K/V pools of more than 2^32 elements ([`FarPages`];
+    /// default `false`).
+    pub far_pages: bool,
 }
 
 /// Which K/V rows the late writer of a [`DecodeCase`] writes (See Note [early K/V tiles] in
@@ -183,6 +186,59 @@ impl Buf {
             Buf::B16(b) => b.device_ptr(dev.stream()).0,
             Buf::B8(b) => b.device_ptr(dev.stream()).0,
         }
+    }
+}
+
+/// The pools of a [`DecodeCase::far_pages`] case: generated page `p` becomes page `p * stride`
+/// of pools whose last used page starts past 2^32 elements (and bytes), the pages between them
+/// zero. The reference keeps the generated ids; the plan and the kernels get these. A 32-bit
+/// element or byte offset anywhere on the address path reads the wrong page.
+struct FarPages {
+    stride: usize,
+    num_pages: usize,
+    page_elems: usize,
+    page_indices: Vec<u32>,
+}
+
+impl FarPages {
+    fn new(p: &Problem, x: &Inputs) -> Self {
+        let page_elems = p.page_size * p.kv_heads * p.head_dim;
+        let gaps = x.num_pages.max(2) - 1;
+        // The last third of the pages start past 2^32 elements.
+        let stride = (3usize << 32) / (page_elems * 2 * gaps) + 1;
+        FarPages {
+            stride,
+            num_pages: gaps * stride + 1,
+            page_elems,
+            page_indices: x.page_indices.iter().map(|&i| i * stride as u32).collect(),
+        }
+    }
+    /// Whether some page the batch reads starts past 2^32 elements.
+    fn reaches_far(&self) -> bool {
+        let top = self.page_indices.iter().max().map_or(0, |&i| i as usize);
+        top * self.page_elems >= 1 << 32
+    }
+    /// `pool` (`x.num_pages` pages of codes) at the far page ids.
+    fn upload(&self, dev: &Device, pool: &Storage) -> Result<Buf, String> {
+        fn spread<T: cudarc::driver::DeviceRepr + cudarc::driver::ValidAsZeroBits>(
+            f: &FarPages,
+            dev: &Device,
+            v: &[T],
+        ) -> Result<CudaSlice<T>, String> {
+            let st = dev.stream();
+            let e = |e| format!("far pool: {e:?}");
+            let mut big = st.alloc_zeros::<T>(f.num_pages * f.page_elems).map_err(e)?;
+            for (page, src) in v.chunks(f.page_elems).enumerate() {
+                let at = page * f.stride * f.page_elems;
+                st.memcpy_htod(src, &mut big.slice_mut(at..at + f.page_elems))
+                    .map_err(e)?;
+            }
+            Ok(big)
+        }
+        Ok(match pool {
+            Storage::U16(v) => Buf::B16(spread(self, dev, v)?),
+            Storage::U8(v) => Buf::B8(spread(self, dev, v)?),
+        })
     }
 }
 
@@ -396,6 +452,18 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.next_wave_prefetch = c.prefetch;
     cfg.early_kv = c.early_kv;
     cfg.sm_scale = Some(problem.sm_scale);
+    let far = c.far_pages.then(|| FarPages::new(&problem, &x));
+    if far.is_some() && c.late_rows.is_some() {
+        return Err(
+            "far pages with late rows: the late writer addresses the generated pools".into(),
+        );
+    }
+    if let Some(f) = &far {
+        if !f.reaches_far() {
+            return Err("far pages: no page the batch reads starts past 2^32 elements".into());
+        }
+        cfg.num_pages = f.num_pages as u32;
+    }
     let q_indptr = problem.q_indptr();
     let plan = DecodePlan::new(
         dev,
@@ -404,17 +472,21 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
             q_indptr: &q_indptr,
             kv_lens: &c.kv_lens,
             page_indptr: &x.page_indptr,
-            page_indices: &x.page_indices,
+            page_indices: far.as_ref().map_or(&x.page_indices, |f| &f.page_indices),
         },
     )
     .map_err(|e| format!("plan: {e}"))?;
     let s = dev.stream();
     let up16 = |v: &[u16]| s.clone_htod(v).map_err(|e| format!("upload: {e:?}"));
     let upf = |v: &[f32]| s.clone_htod(v).map_err(|e| format!("upload: {e:?}"));
+    let up_pool = |pool: &Storage| match &far {
+        Some(f) => f.upload(dev, pool),
+        None => upload(dev, pool),
+    };
     let (g_q, g_k, g_v) = (
         upload(dev, &x.q_bits)?,
-        upload(dev, &x.k_bits)?,
-        upload(dev, &x.v_bits)?,
+        up_pool(&x.k_bits)?,
+        up_pool(&x.v_bits)?,
     );
     let g_sinks = match &x.sinks {
         Some(v) => Some(upf(v)?),
@@ -650,6 +722,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     prefetch: None,
                     early_kv: i % 4 != 3,
                     late_rows: None,
+                    far_pages: false,
                 });
                 i += 1;
             }
@@ -719,6 +792,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     prefetch: None,
                     early_kv: i % 4 != 3,
                     late_rows: None,
+                    far_pages: false,
                 });
                 i += 1;
             }
@@ -823,6 +897,10 @@ pub fn cases() -> Vec<Case> {
             run: hnd_pages,
         },
         Case {
+            name: "decode/far_pages_past_2p32_elements",
+            run: far_pages,
+        },
+        Case {
             name: "decode/empty_requests_zero_and_neg_inf",
             run: empty_requests,
         },
@@ -879,7 +957,50 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         prefetch: None,
         early_kv: true,
         late_rows: None,
+        far_pages: false,
     }
+}
+
+/// Pools of more than 2^32 elements, the pages a batch reads spread from the first page to
+/// past element (and byte) 2^32 ([`FarPages`]), against the reference: every head dim, 16-bit,
+/// fp8-KV and all-FP8 modes, NHD and HND pages of 1-64 tokens, the plan's consumers (16-row,
+/// narrow, row-split, wgmma, TMA boxes for spec decode), splits with the cluster merge and
+/// with the combine. An engine's cache on an H200 is tens of GiB: every address past the first
+/// 4 GiB must be computed in 64 bits.
+fn far_pages(d: &Device) -> CaseResult {
+    use DType::{Bf16, E4m3, E5m2, F16};
+    // (head dim, page, group, new tokens, Q type, K/V type, layout, splits)
+    let cases = [
+        (128, 16, 4, 1, Bf16, Bf16, KvLayout::Nhd, Splits::Auto),
+        (64, 1, 8, 4, F16, F16, KvLayout::Hnd, Splits::Fixed(3)),
+        (128, 3, 7, 1, Bf16, E4m3, KvLayout::Nhd, Splits::Auto),
+        (128, 64, 8, 8, E4m3, E4m3, KvLayout::Nhd, Splits::Fixed(2)),
+        (256, 16, 8, 8, Bf16, Bf16, KvLayout::Nhd, Splits::Auto),
+        (128, 32, 8, 16, Bf16, Bf16, KvLayout::Nhd, Splits::Auto),
+        (64, 24, 1, 1, F16, E5m2, KvLayout::Hnd, Splits::Fixed(4)),
+    ];
+    let mut failures = Vec::new();
+    for (i, (head_dim, page, group, q_len, dt, kv, layout, splits)) in cases.into_iter().enumerate()
+    {
+        let mut c = base(
+            head_dim,
+            page,
+            group,
+            q_len,
+            vec![0, 1, 97, 1000 + 517 * i as u32],
+        );
+        (c.dtype, c.kv_dtype, c.kv_layout, c.splits) = (dt, kv, layout, splits);
+        c.kv_heads = [8, 2, 4][i % 3];
+        c.scales = kv.is_fp8().then_some(ScaleLayout::PerKvHead);
+        c.cluster_merge = i % 2 == 0;
+        c.sinks = i % 3 == 1;
+        c.seed = 5500 + i as u64;
+        c.far_pages = true;
+        if let Err(e) = run_case(d, &c) {
+            failures.push(format!("case {i}: {e}"));
+        }
+    }
+    all_passed(failures)
 }
 
 /// HND pages (`[num_pages, kv_heads, page_size, head_dim]`, See Note [kv layout] in
@@ -1815,6 +1936,7 @@ fn soak(d: &Device) -> CaseResult {
             prefetch: None,
             early_kv: pick(&mut rng, 2) == 1,
             late_rows: None,
+            far_pages: false,
         };
         let r = if i % 100 == 99 {
             let mut small = c.clone();
