@@ -43,8 +43,14 @@
 //! uniform CTAs, at exactly two CTAs per SM (one-CTA-per-SM variants lost 12-70% with them,
 //! session 50), not over an unsplit uniform plan whose last wave
 //! is [`BALANCED_MAX_LAST_WAVE_FILL`] full, and within [`BALANCED_MAX_ESTIMATE_RATIO`] of the
-//! uniform estimate (the model overprices pieces that start mid-stream). Measured in
-//! docs/perf.md, session 22.
+//! uniform estimate (the model overprices pieces that start mid-stream), and not where a
+//! (request, kv head) has more packed rows than one CTA holds (`Balance::Auto`; session 55).
+//! Such a request's row blocks each read the same K/V: uniform chunks give them the same ranges
+//! next to each other in the work list, so the second read hits L2, while the balanced line
+//! cuts each row block at other keys and the second read of a range comes tens of
+//! microseconds after the first, from HBM (80 rows, 24 x 6000 keys, `_g64`, on an H100: 115 us
+//! against 80 for `fi_decode_tc`, which holds the 80 rows in one CTA). Measured in
+//! docs/perf.md, sessions 22 and 55.
 //!
 //! # Last-wave split (one CTA per SM; session 32)
 //!
@@ -733,7 +739,11 @@ pub fn plan(inp: &PlanInput) -> Plan {
         balanced: false,
         max_block_rows,
     };
-    if inp.splits == Splits::Auto && inp.tail.is_none() && inp.balance != Balance::Off {
+    if inp.splits == Splits::Auto
+        && inp.tail.is_none()
+        && (inp.balance == Balance::On
+            || (inp.balance == Balance::Auto && max_rows <= rows_per_block))
+    {
         let wave = (inp.sm_count * inp.ctas_per_sm) as usize;
         if let Some((p, estimate)) = balanced(inp, m_tiles) {
             if inp.balance == Balance::On
@@ -1213,6 +1223,44 @@ mod tests {
             cluster_capacity: &[],
             max_ctas: None,
         }
+    }
+
+    /// A (request, kv head) of more packed rows than a CTA holds gets no automatic balanced
+    /// plan: its row blocks take the same key ranges, next to each other in the work list (one
+    /// HBM read of each range, the others from L2). `Balance::On` still builds one.
+    #[test]
+    fn several_row_blocks_share_ranges() {
+        // 24 x 6000 keys, 16 new tokens x group 5 = 80 rows: two 64-row blocks per kv head.
+        let q = [16u32; 24];
+        let kv = [6000u32; 24];
+        let mut i = inp(&q, &kv, 10, 2);
+        i.m_tiles = Some(4);
+        let p = plan(&i);
+        assert!(!p.balanced);
+        for r in 0..24u32 {
+            for h in 0..2 {
+                let ranges = |row_start| {
+                    let mut v: Vec<(usize, u32, u32)> = (p.work.iter().enumerate())
+                        .filter(|(_, w)| (w.request, w.kv_head, w.row_start) == (r, h, row_start))
+                        .map(|(k, w)| (k, w.kv_start, w.kv_end))
+                        .collect();
+                    v.sort_by_key(|x| x.1);
+                    v
+                };
+                let (a, b) = (ranges(0), ranges(64));
+                assert_eq!(a.len(), b.len());
+                for (x, y) in a.iter().zip(&b) {
+                    assert_eq!((x.1, x.2), (y.1, y.2), "same keys");
+                    assert!(x.0.abs_diff(y.0) <= 8, "near in the work list");
+                }
+            }
+        }
+        i.balance = Balance::On;
+        assert!(plan(&i).balanced);
+        // One row block per kv head (group 4: 64 rows) may still balance.
+        let mut j = inp(&q, &kv, 8, 2);
+        (j.m_tiles, j.balance) = (Some(4), Balance::On);
+        assert!(plan(&j).balanced);
     }
 
     /// Requests at the longest KV length the host admits (`MAX_KV_LEN`): every way of cutting
