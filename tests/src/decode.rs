@@ -962,7 +962,7 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
 }
 
 /// Pools of more than 2^32 elements, the pages a batch reads spread from the first page to
-/// past element (and byte) 2^32 ([`FarPages`]), against the reference: every head dim, 16-bit,
+/// past element (and byte) 2^32 ([`FarPages`]), against the reference, at the awkward lengths: every head dim, 16-bit,
 /// fp8-KV and all-FP8 modes, NHD and HND pages of 1-64 tokens, the plan's consumers (16-row,
 /// narrow, row-split, wgmma, TMA boxes for spec decode), splits with the cluster merge and
 /// with the combine. An engine's cache on an H200 is tens of GiB: every address past the first
@@ -982,13 +982,8 @@ fn far_pages(d: &Device) -> CaseResult {
     let mut failures = Vec::new();
     for (i, (head_dim, page, group, q_len, dt, kv, layout, splits)) in cases.into_iter().enumerate()
     {
-        let mut c = base(
-            head_dim,
-            page,
-            group,
-            q_len,
-            vec![0, 1, 97, 1000 + 517 * i as u32],
-        );
+        let lens = awkward_lens(page as u32);
+        let mut c = base(head_dim, page, group, q_len, lens);
         (c.dtype, c.kv_dtype, c.kv_layout, c.splits) = (dt, kv, layout, splits);
         c.kv_heads = [8, 2, 4][i % 3];
         c.scales = kv.is_fp8().then_some(ScaleLayout::PerKvHead);
