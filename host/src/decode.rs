@@ -132,7 +132,8 @@ pub struct DecodeConfig {
     /// first take ([`crate::plan::TailSplit`]); `None` (default): off.
     pub tail: Option<TailSplit>,
     /// Balanced plans ([`crate::plan::Balance`]): `Auto` (default) lets the split model choose
-    /// them where they beat uniform chunks; `Off` keeps uniform chunks, `On` forces them.
+    /// them where they beat uniform chunks and every (request, kv head) fits one CTA's rows;
+    /// `Off` keeps uniform chunks, `On` forces them.
     pub balance: Balance,
     /// Merge split-KV partials inside thread-block clusters, without the workspace and the
     /// combine kernel, where the plan allows it: every block in the same number of splits, at

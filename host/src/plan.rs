@@ -166,7 +166,8 @@ pub enum Splits {
 /// Whether automatic splitting may take a balanced plan (module doc, "Balanced plans").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Balance {
-    /// The split model chooses between the uniform chunk and the balanced plan.
+    /// The split model chooses between the uniform chunk and the balanced plan, where every
+    /// (request, kv head) fits one CTA's rows (module doc, "Balanced plans").
     #[default]
     Auto,
     /// The balanced plan wherever one can be built (a diagnostic).
