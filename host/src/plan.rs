@@ -45,8 +45,8 @@
 //! is [`BALANCED_MAX_LAST_WAVE_FILL`] full, and within [`BALANCED_MAX_ESTIMATE_RATIO`] of the
 //! uniform estimate (the model overprices pieces that start mid-stream), and not where a
 //! (request, kv head) has more packed rows than one CTA holds (`Balance::Auto`; session 55).
-//! Such a request's row blocks each read the same K/V: uniform chunks give them the same ranges
-//! next to each other in the work list, so the second read hits L2, while the balanced line
+//! Such a request's row blocks each read the same K/V: uniform chunks give them the same ranges,
+//! one split count apart in the work list, so the second read hits L2, while the balanced line
 //! cuts each row block at other keys and the second read of a range comes tens of
 //! microseconds after the first, from HBM (80 rows, 24 x 6000 keys, `_g64`, on an H100: 115 us
 //! against 80 for `fi_decode_tc`, which holds the 80 rows in one CTA; the uniform plan of that
@@ -1228,7 +1228,7 @@ mod tests {
     }
 
     /// A (request, kv head) of more packed rows than a CTA holds gets no automatic balanced
-    /// plan: its row blocks take the same key ranges, next to each other in the work list (one
+    /// plan: its row blocks take the same key ranges, a split count apart in the work list (one
     /// HBM read of each range, the others from L2). `Balance::On` still builds one.
     #[test]
     fn several_row_blocks_share_ranges() {
@@ -1259,9 +1259,11 @@ mod tests {
         }
         i.balance = Balance::On;
         assert!(plan(&i).balanced);
-        // One row block per kv head (group 4: 64 rows) may still balance.
-        let mut j = inp(&q, &kv, 8, 2);
-        (j.m_tiles, j.balance) = (Some(4), Balance::On);
+        // One row block per kv head (group 4: 64 rows) still balances automatically: the same
+        // 96 blocks of 64 rows as above.
+        let (q48, kv48) = ([16u32; 48], [6000u32; 48]);
+        let mut j = inp(&q48, &kv48, 8, 2);
+        j.m_tiles = Some(4);
         assert!(plan(&j).balanced);
     }
 

@@ -962,13 +962,24 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
 }
 
 /// Pools of more than 2^32 elements, the pages a batch reads spread from the first page to
-/// past element (and byte) 2^32 ([`FarPages`]), against the reference, at the awkward lengths: every head dim, 16-bit,
-/// fp8-KV and all-FP8 modes, NHD and HND pages of 1-64 tokens, the plan's consumers (16-row,
-/// narrow, row-split, wgmma, TMA boxes for spec decode), splits with the cluster merge and
-/// with the combine. An engine's cache on an H200 is tens of GiB: every address past the first
-/// 4 GiB must be computed in 64 bits.
+/// past element (and byte) 2^32 ([`FarPages`]), against the reference at the awkward lengths:
+/// every head dim, 16-bit, fp8-KV and all-FP8 modes, NHD and HND pages of 1-64 tokens, 1-16 new
+/// tokens at groups 1-8 (the planner picks among its 16-row, narrow, row-split, wgmma and
+/// TMA-box variants; the case does not pin which), splits with the cluster merge and with the
+/// combine. An engine's cache on an H200 is tens of GiB: every address past the first 4 GiB
+/// must be computed in 64 bits. Skips on a GPU with less than 28 GiB free.
 fn far_pages(d: &Device) -> CaseResult {
     use DType::{Bf16, E4m3, E5m2, F16};
+    // Two 16-bit pools of ~1.5 x 2^32 elements each, plus headroom.
+    let free = cudarc::driver::result::mem_get_info()
+        .map_err(|e| format!("{e:?}"))?
+        .0;
+    if free < 28 << 30 {
+        return Ok(Outcome::Skip(format!(
+            "needs 28 GiB of free device memory, {} MiB free",
+            free >> 20
+        )));
+    }
     // (head dim, page, group, new tokens, Q type, K/V type, layout, splits)
     let cases = [
         (128, 16, 4, 1, Bf16, Bf16, KvLayout::Nhd, Splits::Auto),
