@@ -1766,11 +1766,8 @@ impl DecodePlan {
                 _ => {}
             }
         }
-        let tok_u32 = u32::try_from(self.token_rows()).map_err(|_| Error::InvalidArgument {
-            name: "q",
-            why: "over 2^32 token rows".into(),
-        })?;
-        elems("q", &[tok_u32, self.cfg.q_heads, self.cfg.head_dim])?;
+        // The kernels' u32 row index (also what keeps `tensor_elems` from overflowing).
+        check_row_index("q", self.token_rows(), self.cfg.q_heads)?;
         let n = self.tensor_elems();
         let same = |c: &std::sync::Arc<cudarc::driver::CudaContext>| c.cu_ctx() == ctx.cu_ctx();
         check(
