@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Session 56 call b (main + change 134: the wgmma consumer at head dim 64, `_d64_g64`):
+# Session 56 call b, never run (no machine came): for branch exp/134-d64-g64 (change 134, the
+# wgmma consumer at head dim 64, `_d64_g64`); build its bundle there (`cargo xtask bundle`).
 # 0. on an H200 only: W1-W6 beside fi_decode_tc (the issues' standing).
 # 1. the wgmma case (d64 cases added); d64g.toml: `check`, then auto (`_d64_g64`) against
 #    `--wgmma off` (`_d64_w64`, the plan before) twice.
