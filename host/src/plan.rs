@@ -49,9 +49,9 @@
 //! one split count apart in the work list, so the second read hits L2, while the balanced line
 //! cuts each row block at other keys and the second read of a range comes tens of
 //! microseconds after the first, from HBM (80 rows, 24 x 6000 keys, `_g64`, on an H100: 115 us
-//! against 80 for `fi_decode_tc`, which holds the 80 rows in one CTA; the uniform plan of that
-//! batch is not yet timed). Measured in docs/perf.md, session 22 (balanced plans) and session 55
-//! (the row blocks).
+//! against 80 for `fi_decode_tc`, which holds the 80 rows in one CTA; its uniform plan 76 us,
+//! session 56). Measured in docs/perf.md, session 22 (balanced plans) and sessions 55-56 (the
+//! row blocks).
 //!
 //! # Last-wave split (one CTA per SM; session 32)
 //!
