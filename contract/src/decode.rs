@@ -468,10 +468,12 @@ pub const fn geometry_wgmma(head_dim: u32, kv_elem_bytes: u32) -> DecodeGeometry
 
 /// Whether the wgmma consumer (`_g64`, 64 rows per CTA, sm_90a) exists for head dim
 /// `head_dim` with `q_elem_bytes`-byte Q and `kv_elem_bytes`-byte K/V elements: a 16-bit Q, and
-/// head dim 128 (16-bit or fp8 K/V) or 256 (16-bit K/V: an fp8 stage widened to 16 bits would
-/// need three more 32 KiB tiles). The host's choice and the kernels' const check both ask it.
+/// head dim 128 (16-bit or fp8 K/V), 64 or 256 (16-bit K/V; at 256 an fp8 stage widened to 16
+/// bits would need three more 32 KiB tiles; at 64 the fp8 path's widening is not built). The
+/// host's choice and the kernels' const check both ask it.
 pub const fn wgmma_supported(head_dim: u32, q_elem_bytes: u32, kv_elem_bytes: u32) -> bool {
-    q_elem_bytes == 2 && (head_dim == 128 || (head_dim == 256 && kv_elem_bytes == 2))
+    q_elem_bytes == 2
+        && (head_dim == 128 || ((head_dim == 64 || head_dim == 256) && kv_elem_bytes == 2))
 }
 
 /// Whether (m tiles, row groups, narrow) names a decode layout the kernels implement: the

@@ -1133,6 +1133,52 @@ wgmma_m64n64_ss!(
     "`wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3` (sm_90a): D (64x64 f32) += A (64x32 e4m3) · B (32x64 e4m3), both K-major in smem."
 );
 
+macro_rules! wgmma_m64n64_rs_tb {
+    ($name:ident, $form:literal, $doc:literal) => {
+        #[doc = $doc]
+        ///
+        /// A comes from registers (`a`: the warp's m16 rows in the `mma.sync` m16n8k16 A layout),
+        /// B from shared memory, transposed (N-major: `imm-trans-b` 1). `scale_d == false`
+        /// ignores the accumulator's previous contents.
+        ///
+        /// # Safety
+        /// As the m64n64 SS forms; `a` written before the `wgmma_fence` that precedes this.
+        #[cfg(target_feature = "sm_90a")]
+        #[inline(always)]
+        pub unsafe fn $name(acc: &mut WgmmaAccM64N64, a: [u32; 4], b_desc: u64, scale_d: bool) {
+            let d = acc;
+            // SAFETY: forwarded to the caller.
+            unsafe {
+                asm!(
+                    "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
+                    concat!($form, " {{{d0}, {d1}, {d2}, {d3}, {d4}, {d5}, {d6}, {d7}, {d8}, {d9}, {d10}, {d11}, {d12}, {d13}, {d14}, {d15}, {d16}, {d17}, {d18}, {d19}, {d20}, {d21}, {d22}, {d23}, {d24}, {d25}, {d26}, {d27}, {d28}, {d29}, {d30}, {d31}}}, {{{a0}, {a1}, {a2}, {a3}}}, {b}, p, 1, 1, 1; }}"),
+                    sd = in(reg32) scale_d as u32, b = in(reg64) b_desc,
+                    a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3],
+                    d0 = inout(reg32) d[0], d1 = inout(reg32) d[1], d2 = inout(reg32) d[2], d3 = inout(reg32) d[3],
+                    d4 = inout(reg32) d[4], d5 = inout(reg32) d[5], d6 = inout(reg32) d[6], d7 = inout(reg32) d[7],
+                    d8 = inout(reg32) d[8], d9 = inout(reg32) d[9], d10 = inout(reg32) d[10], d11 = inout(reg32) d[11],
+                    d12 = inout(reg32) d[12], d13 = inout(reg32) d[13], d14 = inout(reg32) d[14], d15 = inout(reg32) d[15],
+                    d16 = inout(reg32) d[16], d17 = inout(reg32) d[17], d18 = inout(reg32) d[18], d19 = inout(reg32) d[19],
+                    d20 = inout(reg32) d[20], d21 = inout(reg32) d[21], d22 = inout(reg32) d[22], d23 = inout(reg32) d[23],
+                    d24 = inout(reg32) d[24], d25 = inout(reg32) d[25], d26 = inout(reg32) d[26], d27 = inout(reg32) d[27],
+                    d28 = inout(reg32) d[28], d29 = inout(reg32) d[29], d30 = inout(reg32) d[30], d31 = inout(reg32) d[31],
+                    options(nostack))
+            };
+        }
+    };
+}
+
+wgmma_m64n64_rs_tb!(
+    wgmma_m64n64k16_f32_bf16_rs_tb,
+    "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
+    "`wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16` (sm_90a): D (64x64 f32) += A (64x16 bf16, registers) · B (16x64 bf16, N-major smem)."
+);
+wgmma_m64n64_rs_tb!(
+    wgmma_m64n64k16_f32_f16_rs_tb,
+    "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16",
+    "`wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16` (sm_90a): D (64x64 f32) += A (64x16 f16, registers) · B (16x64 f16, N-major smem)."
+);
+
 /// Accumulator of an m64n128 wgmma: 64 f32 per thread, the m64n64 layout over 16 n-chunks.
 pub type WgmmaAccM64N128 = [f32; 64];
 
