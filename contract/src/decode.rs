@@ -446,7 +446,7 @@ pub const fn geometry_paired(head_dim: u32, kv_elem_bytes: u32) -> DecodeGeometr
     }
 }
 
-/// The geometry of the wgmma variant (`_g64`) at `head_dim` (128, or 256 over 16-bit K/V):
+/// The geometry of the wgmma variant (`_g64`) at `head_dim` (128, or 64 and 256 over 16-bit K/V):
 /// the `_w64` plan with the tiles in the wgmma layout (at head dim 256: 3 stages of 64 KiB and
 /// 32 KiB of Q, one CTA per SM; docs/perf.md change 98). fp8 K/V (`kv_elem_bytes` 1) keep a 2-stage fp8 ring (32 KiB)
 /// and the 16-bit tiles the stages are widened into: one K tile and two V tiles (48 KiB), so

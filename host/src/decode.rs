@@ -116,7 +116,7 @@ pub struct DecodeConfig {
     pub row_split: Option<bool>,
     /// The wgmma consumer (`_g64`, See Note [wgmma consumer] in docs/DESIGN.md) for 64-row
     /// CTAs under a 16-bit Q on the sm_90a module (head dim 128 over 16-bit or fp8 K/V, head
-    /// dim 256 over 16-bit K/V), in place of `_w64`: `None`
+    /// dims 64 and 256 over 16-bit K/V), in place of `_w64`: `None`
     /// (default) = automatic (on where it applies), `Some(true)` the same, `Some(false)` off.
     pub wgmma: Option<bool>,
     /// K/V tiles by TMA tensor maps (See Note [TMA tiles] in docs/DESIGN.md) on the sm_90a
