@@ -2204,12 +2204,15 @@ mod tests {
         }
         // Per head dim: bf16 and f16 over 16-bit, e4m3 and e5m2 K/V, and bf16-output all-FP8.
         assert_eq!(checked, 3 * 8);
-        let d256: Vec<&str> = names::VARIANTS
-            .iter()
-            .filter(|v| v.wgmma && v.head_dim == 256)
-            .map(|v| v.name)
-            .collect();
-        assert_eq!(d256, ["ff_decode_bf16_d256_g64", "ff_decode_f16_d256_g64"]);
+        let g64_at = |d: u32| -> Vec<&str> {
+            names::VARIANTS
+                .iter()
+                .filter(|v| v.wgmma && v.head_dim == d)
+                .map(|v| v.name)
+                .collect()
+        };
+        assert_eq!(g64_at(256), ["ff_decode_bf16_d256_g64", "ff_decode_f16_d256_g64"]);
+        assert_eq!(g64_at(64), ["ff_decode_bf16_d64_g64", "ff_decode_f16_d64_g64"]);
     }
 
     /// Lengths over the kernels' limit (`i32` key positions, `u32` planner token counts) get a
