@@ -754,6 +754,22 @@ mod tests {
         assert!(2 * (p.total_bytes + 1024) <= 228 * 1024);
         assert_eq!(geometry_rows(128, 2, 4, 4, false).column_block_bytes(), 0);
         assert_eq!(p.convert_offset, 0);
+        // Head dim 64 (`_d64_g64`): Q and each K and V tile one 8 KiB column block; six
+        // 16 KiB stages, two CTAs per SM; one TMA box per 8-64 tokens of a tile.
+        let g = geometry_wgmma(64, 2);
+        let p = g.smem();
+        assert!(g.wgmma && g.rows_per_block() == 64 && g.stages == 6 && g.chunks_per_row() == 8);
+        assert_eq!(
+            (g.column_block_bytes(), p.kv_tile_bytes, p.stage_bytes),
+            (8192, 8192, 16384)
+        );
+        assert!(p.q_offset.is_multiple_of(1024) && p.ring_offset.is_multiple_of(1024));
+        assert!(2 * (p.total_bytes + 1024) <= 228 * 1024);
+        assert_eq!(
+            [1, 8, 16, 64, 128].map(|ps| g.tma_box_tokens(ps, true)),
+            [0, 8, 16, 64, 64]
+        );
+        assert!(wgmma_supported(64, 2, 2) && !wgmma_supported(64, 2, 1));
     }
 
     /// The fp8 wgmma geometry: a 2-stage fp8 ring, then the 16-bit K tile and the two V tiles

@@ -2211,8 +2211,14 @@ mod tests {
                 .map(|v| v.name)
                 .collect()
         };
-        assert_eq!(g64_at(256), ["ff_decode_bf16_d256_g64", "ff_decode_f16_d256_g64"]);
-        assert_eq!(g64_at(64), ["ff_decode_bf16_d64_g64", "ff_decode_f16_d64_g64"]);
+        assert_eq!(
+            g64_at(256),
+            ["ff_decode_bf16_d256_g64", "ff_decode_f16_d256_g64"]
+        );
+        assert_eq!(
+            g64_at(64),
+            ["ff_decode_bf16_d64_g64", "ff_decode_f16_d64_g64"]
+        );
     }
 
     /// Lengths over the kernels' limit (`i32` key positions, `u32` planner token counts) get a

@@ -1470,6 +1470,7 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
         (64, 64, 12, 3, DType::Bf16, DType::Bf16),
         (64, 1, 16, 4, DType::F16, DType::F16),
         (64, 24, 6, 16, DType::Bf16, DType::Bf16),
+        (64, 8, 5, 8, DType::F16, DType::F16),
         (256, 16, 8, 8, DType::Bf16, DType::Bf16),
         (256, 3, 4, 16, DType::F16, DType::F16),
         (256, 64, 12, 3, DType::Bf16, DType::Bf16),

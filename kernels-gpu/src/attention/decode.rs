@@ -1257,7 +1257,13 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
         // SAFETY: the consumer warpgroup in uniform flow: the last tile's P·V (the merge
         // scratch reuses the 16-bit tiles).
         unsafe { wgmma_wait_group::<0>() };
-        pin_f32_registers(&mut o0);
+        // (No fp8 variant at head dim 64 (`wgmma_supported`); were one added, its widening
+        // would need the single column block too.)
+        if D == 64 {
+            pin_f32_registers(&mut o64);
+        } else {
+            pin_f32_registers(&mut o0);
+        }
     }
     if tid == 0 {
         // SAFETY: the host sized the timeline for the grid (or passed none).
