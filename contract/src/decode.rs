@@ -446,7 +446,7 @@ pub const fn geometry_paired(head_dim: u32, kv_elem_bytes: u32) -> DecodeGeometr
     }
 }
 
-/// The geometry of the wgmma variant (`_g64`) at `head_dim` (128, or 256 over 16-bit K/V):
+/// The geometry of the wgmma variant (`_g64`) at `head_dim` (128, or 64 and 256 over 16-bit K/V):
 /// the `_w64` plan with the tiles in the wgmma layout (at head dim 256: 3 stages of 64 KiB and
 /// 32 KiB of Q, one CTA per SM; docs/perf.md change 98). fp8 K/V (`kv_elem_bytes` 1) keep a 2-stage fp8 ring (32 KiB)
 /// and the 16-bit tiles the stages are widened into: one K tile and two V tiles (48 KiB), so
@@ -468,10 +468,12 @@ pub const fn geometry_wgmma(head_dim: u32, kv_elem_bytes: u32) -> DecodeGeometry
 
 /// Whether the wgmma consumer (`_g64`, 64 rows per CTA, sm_90a) exists for head dim
 /// `head_dim` with `q_elem_bytes`-byte Q and `kv_elem_bytes`-byte K/V elements: a 16-bit Q, and
-/// head dim 128 (16-bit or fp8 K/V) or 256 (16-bit K/V: an fp8 stage widened to 16 bits would
-/// need three more 32 KiB tiles). The host's choice and the kernels' const check both ask it.
+/// head dim 128 (16-bit or fp8 K/V), 64 or 256 (16-bit K/V; at 256 an fp8 stage widened to 16
+/// bits would need three more 32 KiB tiles; at 64 the fp8 path's widening is not built). The
+/// host's choice and the kernels' const check both ask it.
 pub const fn wgmma_supported(head_dim: u32, q_elem_bytes: u32, kv_elem_bytes: u32) -> bool {
-    q_elem_bytes == 2 && (head_dim == 128 || (head_dim == 256 && kv_elem_bytes == 2))
+    q_elem_bytes == 2
+        && (head_dim == 128 || ((head_dim == 64 || head_dim == 256) && kv_elem_bytes == 2))
 }
 
 /// Whether (m tiles, row groups, narrow) names a decode layout the kernels implement: the
@@ -752,6 +754,22 @@ mod tests {
         assert!(2 * (p.total_bytes + 1024) <= 228 * 1024);
         assert_eq!(geometry_rows(128, 2, 4, 4, false).column_block_bytes(), 0);
         assert_eq!(p.convert_offset, 0);
+        // Head dim 64 (`_d64_g64`): Q and each K and V tile one 8 KiB column block; six
+        // 16 KiB stages, two CTAs per SM; one TMA box per 8-64 tokens of a tile.
+        let g = geometry_wgmma(64, 2);
+        let p = g.smem();
+        assert!(g.wgmma && g.rows_per_block() == 64 && g.stages == 6 && g.chunks_per_row() == 8);
+        assert_eq!(
+            (g.column_block_bytes(), p.kv_tile_bytes, p.stage_bytes),
+            (8192, 8192, 16384)
+        );
+        assert!(p.q_offset.is_multiple_of(1024) && p.ring_offset.is_multiple_of(1024));
+        assert!(2 * (p.total_bytes + 1024) <= 228 * 1024);
+        assert_eq!(
+            [1, 8, 16, 64, 128].map(|ps| g.tma_box_tokens(ps, true)),
+            [0, 8, 16, 64, 64]
+        );
+        assert!(wgmma_supported(64, 2, 2) && !wgmma_supported(64, 2, 1));
     }
 
     /// The fp8 wgmma geometry: a 2-stage fp8 ring, then the 16-bit K tile and the two V tiles

@@ -115,6 +115,8 @@ pub mod decode {
     /// name, (Q, K/V, O) types, head dim, m16 tiles, row groups, narrow.
     #[rustfmt::skip]
     pub const VARIANTS: &[Variant] = &[
+        Variant { wgmma: true, ..v("ff_decode_bf16_d64_g64", Bf16, Bf16, Bf16, 64, 4, 4, false) },
+        Variant { wgmma: true, ..v("ff_decode_f16_d64_g64", F16, F16, F16, 64, 4, 4, false) },
         Variant { wgmma: true, ..v("ff_decode_bf16_d128_g64", Bf16, Bf16, Bf16, 128, 4, 4, false) },
         Variant { wgmma: true, ..v("ff_decode_f16_d128_g64", F16, F16, F16, 128, 4, 4, false) },
         Variant { wgmma: true, ..v("ff_decode_bf16_e4m3kv_d128_g64", Bf16, E4m3, Bf16, 128, 4, 4, false) },

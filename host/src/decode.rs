@@ -116,7 +116,7 @@ pub struct DecodeConfig {
     pub row_split: Option<bool>,
     /// The wgmma consumer (`_g64`, See Note [wgmma consumer] in docs/DESIGN.md) for 64-row
     /// CTAs under a 16-bit Q on the sm_90a module (head dim 128 over 16-bit or fp8 K/V, head
-    /// dim 256 over 16-bit K/V), in place of `_w64`: `None`
+    /// dims 64 and 256 over 16-bit K/V), in place of `_w64`: `None`
     /// (default) = automatic (on where it applies), `Some(true)` the same, `Some(false)` off.
     pub wgmma: Option<bool>,
     /// K/V tiles by TMA tensor maps (See Note [TMA tiles] in docs/DESIGN.md) on the sm_90a
@@ -2204,12 +2204,21 @@ mod tests {
         }
         // Per head dim: bf16 and f16 over 16-bit, e4m3 and e5m2 K/V, and bf16-output all-FP8.
         assert_eq!(checked, 3 * 8);
-        let d256: Vec<&str> = names::VARIANTS
-            .iter()
-            .filter(|v| v.wgmma && v.head_dim == 256)
-            .map(|v| v.name)
-            .collect();
-        assert_eq!(d256, ["ff_decode_bf16_d256_g64", "ff_decode_f16_d256_g64"]);
+        let g64_at = |d: u32| -> Vec<&str> {
+            names::VARIANTS
+                .iter()
+                .filter(|v| v.wgmma && v.head_dim == d)
+                .map(|v| v.name)
+                .collect()
+        };
+        assert_eq!(
+            g64_at(256),
+            ["ff_decode_bf16_d256_g64", "ff_decode_f16_d256_g64"]
+        );
+        assert_eq!(
+            g64_at(64),
+            ["ff_decode_bf16_d64_g64", "ff_decode_f16_d64_g64"]
+        );
     }
 
     /// Lengths over the kernels' limit (`i32` key positions, `u32` planner token counts) get a

@@ -321,7 +321,7 @@ pub fn combine_parts(num_merge: u32, sm_count: u32, head_dim: u32, requested: Op
 /// m16 tiles per CTA (packed rows per CTA = 16 m_tiles) for a batch whose largest (request, kv
 /// head) has `max_rows` packed rows (new tokens x group) over K/V of `kv_elem_bytes` bytes per
 /// element: one up to 16 rows; else two up to 32 rows, and four (the row-split `_w64` variants,
-/// `_g64` on sm_90a at head dim 128, and at 256 over 16-bit K/V) past 32 when `row_split` allows
+/// `_g64` on sm_90a at head dim 128, and at 64 and 256 over 16-bit K/V) past 32 when `row_split` allows
 /// them (See Note [row-split consumers] in docs/DESIGN.md). More rows per CTA read each (request,
 /// kv head)'s K/V fewer times, which pays when the keys fill the SMs (`keys_fill`,
 /// [`keys_fill_sms`]). On a batch too short for that, the grid is latency-bound: a 64-row CTA runs

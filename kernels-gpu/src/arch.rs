@@ -1136,8 +1136,10 @@ wgmma_m64n64_ss!(
 /// Accumulator of an m64n128 wgmma: 64 f32 per thread, the m64n64 layout over 16 n-chunks.
 pub type WgmmaAccM64N128 = [f32; 64];
 
-macro_rules! wgmma_m64n128_rs_tb {
-    ($name:ident, $form:literal, $doc:literal) => {
+/// `wgmma` with A from registers and B transposed in shared memory, one fn per PTX form: `$acc`
+/// the accumulator type, then its registers as `name index` pairs (the form's D operand list).
+macro_rules! wgmma_rs_tb {
+    ($name:ident, $acc:ty, $form:literal, $doc:literal, [$d0:ident $i0:literal $(, $dn:ident $in:literal)*]) => {
         #[doc = $doc]
         ///
         /// A comes from registers (`a`: the warp's m16 rows in the `mma.sync` m16n8k16 A layout),
@@ -1145,40 +1147,60 @@ macro_rules! wgmma_m64n128_rs_tb {
         /// ignores the accumulator's previous contents.
         ///
         /// # Safety
-        /// As the m64n64 forms; `a` written before the `wgmma_fence` that precedes this.
+        /// As the m64n64 SS forms; `a` written before the `wgmma_fence` that precedes this.
         #[cfg(target_feature = "sm_90a")]
         #[inline(always)]
-        pub unsafe fn $name(acc: &mut WgmmaAccM64N128, a: [u32; 4], b_desc: u64, scale_d: bool) {
+        pub unsafe fn $name(acc: &mut $acc, a: [u32; 4], b_desc: u64, scale_d: bool) {
             let d = acc;
             // SAFETY: forwarded to the caller.
             unsafe {
                 asm!(
                     "{{ .reg .pred p; setp.ne.b32 p, {sd}, 0;",
-                    concat!($form, " {{{d0}, {d1}, {d2}, {d3}, {d4}, {d5}, {d6}, {d7}, {d8}, {d9}, {d10}, {d11}, {d12}, {d13}, {d14}, {d15}, {d16}, {d17}, {d18}, {d19}, {d20}, {d21}, {d22}, {d23}, {d24}, {d25}, {d26}, {d27}, {d28}, {d29}, {d30}, {d31}, {d32}, {d33}, {d34}, {d35}, {d36}, {d37}, {d38}, {d39}, {d40}, {d41}, {d42}, {d43}, {d44}, {d45}, {d46}, {d47}, {d48}, {d49}, {d50}, {d51}, {d52}, {d53}, {d54}, {d55}, {d56}, {d57}, {d58}, {d59}, {d60}, {d61}, {d62}, {d63}}}, {{{a0}, {a1}, {a2}, {a3}}}, {b}, p, 1, 1, 1; }}"),
+                    concat!($form, " {{{", stringify!($d0), "}", $(", {", stringify!($dn), "}",)* "}}, {{{a0}, {a1}, {a2}, {a3}}}, {b}, p, 1, 1, 1; }}"),
                     sd = in(reg32) scale_d as u32, b = in(reg64) b_desc,
                     a0 = in(reg32) a[0], a1 = in(reg32) a[1], a2 = in(reg32) a[2], a3 = in(reg32) a[3],
-                    d0 = inout(reg32) d[0], d1 = inout(reg32) d[1], d2 = inout(reg32) d[2], d3 = inout(reg32) d[3],
-                    d4 = inout(reg32) d[4], d5 = inout(reg32) d[5], d6 = inout(reg32) d[6], d7 = inout(reg32) d[7],
-                    d8 = inout(reg32) d[8], d9 = inout(reg32) d[9], d10 = inout(reg32) d[10], d11 = inout(reg32) d[11],
-                    d12 = inout(reg32) d[12], d13 = inout(reg32) d[13], d14 = inout(reg32) d[14], d15 = inout(reg32) d[15],
-                    d16 = inout(reg32) d[16], d17 = inout(reg32) d[17], d18 = inout(reg32) d[18], d19 = inout(reg32) d[19],
-                    d20 = inout(reg32) d[20], d21 = inout(reg32) d[21], d22 = inout(reg32) d[22], d23 = inout(reg32) d[23],
-                    d24 = inout(reg32) d[24], d25 = inout(reg32) d[25], d26 = inout(reg32) d[26], d27 = inout(reg32) d[27],
-                    d28 = inout(reg32) d[28], d29 = inout(reg32) d[29], d30 = inout(reg32) d[30], d31 = inout(reg32) d[31],
-                    d32 = inout(reg32) d[32], d33 = inout(reg32) d[33], d34 = inout(reg32) d[34], d35 = inout(reg32) d[35],
-                    d36 = inout(reg32) d[36], d37 = inout(reg32) d[37], d38 = inout(reg32) d[38], d39 = inout(reg32) d[39],
-                    d40 = inout(reg32) d[40], d41 = inout(reg32) d[41], d42 = inout(reg32) d[42], d43 = inout(reg32) d[43],
-                    d44 = inout(reg32) d[44], d45 = inout(reg32) d[45], d46 = inout(reg32) d[46], d47 = inout(reg32) d[47],
-                    d48 = inout(reg32) d[48], d49 = inout(reg32) d[49], d50 = inout(reg32) d[50], d51 = inout(reg32) d[51],
-                    d52 = inout(reg32) d[52], d53 = inout(reg32) d[53], d54 = inout(reg32) d[54], d55 = inout(reg32) d[55],
-                    d56 = inout(reg32) d[56], d57 = inout(reg32) d[57], d58 = inout(reg32) d[58], d59 = inout(reg32) d[59],
-                    d60 = inout(reg32) d[60], d61 = inout(reg32) d[61], d62 = inout(reg32) d[62], d63 = inout(reg32) d[63],
+                    $d0 = inout(reg32) d[$i0], $($dn = inout(reg32) d[$in],)*
                     options(nostack))
             };
         }
     };
 }
 
+/// `wgmma_rs_tb` over an m64n64 accumulator (P·V at head dim 64).
+macro_rules! wgmma_m64n64_rs_tb {
+    ($name:ident, $form:literal, $doc:literal) => {
+        wgmma_rs_tb!($name, WgmmaAccM64N64, $form, $doc, [
+    d0 0, d1 1, d2 2, d3 3, d4 4, d5 5, d6 6, d7 7, d8 8, d9 9, d10 10, d11 11, d12 12, d13 13,
+    d14 14, d15 15, d16 16, d17 17, d18 18, d19 19, d20 20, d21 21, d22 22, d23 23, d24 24, d25 25,
+    d26 26, d27 27, d28 28, d29 29, d30 30, d31 31
+        ]);
+    };
+}
+
+/// `wgmma_rs_tb` over an m64n128 accumulator (P·V per 128 head dims).
+macro_rules! wgmma_m64n128_rs_tb {
+    ($name:ident, $form:literal, $doc:literal) => {
+        wgmma_rs_tb!($name, WgmmaAccM64N128, $form, $doc, [
+    d0 0, d1 1, d2 2, d3 3, d4 4, d5 5, d6 6, d7 7, d8 8, d9 9, d10 10, d11 11, d12 12, d13 13,
+    d14 14, d15 15, d16 16, d17 17, d18 18, d19 19, d20 20, d21 21, d22 22, d23 23, d24 24, d25 25,
+    d26 26, d27 27, d28 28, d29 29, d30 30, d31 31, d32 32, d33 33, d34 34, d35 35, d36 36, d37 37,
+    d38 38, d39 39, d40 40, d41 41, d42 42, d43 43, d44 44, d45 45, d46 46, d47 47, d48 48, d49 49,
+    d50 50, d51 51, d52 52, d53 53, d54 54, d55 55, d56 56, d57 57, d58 58, d59 59, d60 60, d61 61,
+    d62 62, d63 63
+        ]);
+    };
+}
+
+wgmma_m64n64_rs_tb!(
+    wgmma_m64n64k16_f32_bf16_rs_tb,
+    "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16",
+    "`wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16` (sm_90a): D (64x64 f32) += A (64x16 bf16, registers) · B (16x64 bf16, N-major smem)."
+);
+wgmma_m64n64_rs_tb!(
+    wgmma_m64n64k16_f32_f16_rs_tb,
+    "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16",
+    "`wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16` (sm_90a): D (64x64 f32) += A (64x16 f16, registers) · B (16x64 f16, N-major smem)."
+);
 wgmma_m64n128_rs_tb!(
     wgmma_m64n128k16_f32_bf16_rs_tb,
     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",

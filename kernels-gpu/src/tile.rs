@@ -89,6 +89,13 @@ pub trait Elem16: Copy {
     /// As [`wgmma_m64n128k16_f32_bf16_rs_tb`].
     #[cfg(target_feature = "sm_90a")]
     unsafe fn wgmma_rs_tb(acc: &mut WgmmaAccM64N128, a: [u32; 4], b_desc: u64);
+    /// `wgmma m64n64k16` of this type, A from registers, B N-major in shared memory,
+    /// accumulating (P·V at head dim 64).
+    ///
+    /// # Safety
+    /// As [`wgmma_m64n64k16_f32_bf16_rs_tb`].
+    #[cfg(target_feature = "sm_90a")]
+    unsafe fn wgmma_rs_tb_n64(acc: &mut WgmmaAccM64N64, a: [u32; 4], b_desc: u64);
 }
 
 /// bfloat16.
@@ -124,6 +131,12 @@ impl Elem16 for Bf16 {
         // SAFETY: forwarded.
         unsafe { wgmma_m64n128k16_f32_bf16_rs_tb(acc, a, b_desc, true) }
     }
+    #[cfg(target_feature = "sm_90a")]
+    #[inline(always)]
+    unsafe fn wgmma_rs_tb_n64(acc: &mut WgmmaAccM64N64, a: [u32; 4], b_desc: u64) {
+        // SAFETY: forwarded.
+        unsafe { wgmma_m64n64k16_f32_bf16_rs_tb(acc, a, b_desc, true) }
+    }
 }
 
 impl Elem16 for F16 {
@@ -151,6 +164,12 @@ impl Elem16 for F16 {
     unsafe fn wgmma_rs_tb(acc: &mut WgmmaAccM64N128, a: [u32; 4], b_desc: u64) {
         // SAFETY: forwarded.
         unsafe { wgmma_m64n128k16_f32_f16_rs_tb(acc, a, b_desc, true) }
+    }
+    #[cfg(target_feature = "sm_90a")]
+    #[inline(always)]
+    unsafe fn wgmma_rs_tb_n64(acc: &mut WgmmaAccM64N64, a: [u32; 4], b_desc: u64) {
+        // SAFETY: forwarded.
+        unsafe { wgmma_m64n64k16_f32_f16_rs_tb(acc, a, b_desc, true) }
     }
 }
 

@@ -1440,7 +1440,7 @@ fn row_split(d: &Device) -> CaseResult {
 }
 
 /// The wgmma consumer (`_g64`, sm_90a; See Note [wgmma consumer] in docs/DESIGN.md) at 64 rows
-/// per CTA (`m_tiles = Some(4)`), head dims 128 and 256: 33 to 128 packed rows per kv head,
+/// per CTA (`m_tiles = Some(4)`), head dims 64, 128 and 256: 33 to 128 packed rows per kv head,
 /// bf16 and f16, softcap, window, sinks, splits, page sizes 1-64, ragged lengths with an empty
 /// and a one-key request, against the reference. Skipped on other modules (the variant is sm_90a only).
 fn wgmma_consumer(d: &Device) -> CaseResult {
@@ -1449,8 +1449,8 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
             "the wgmma variants are in the sm_90a module only".into(),
         ));
     }
-    // (head dim, page, group, new tokens, Q type, K/V type): 16-bit K/V at head dims 128 and
-    // 256, and fp8 K/V under 16-bit Q at 128 (each stage widened to f16 in shared memory
+    // (head dim, page, group, new tokens, Q type, K/V type): 16-bit K/V at head dims 64, 128
+    // and 256, and fp8 K/V under 16-bit Q at 128 (each stage widened to f16 in shared memory
     // before the wgmma).
     let cases = [
         (128, 16, 8, 8, DType::Bf16, DType::Bf16),
@@ -1465,6 +1465,12 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
         (128, 64, 7, 5, DType::F16, DType::E5m2),
         (128, 16, 16, 4, DType::Bf16, DType::E4m3),
         (128, 24, 8, 16, DType::Bf16, DType::E4m3),
+        (64, 16, 4, 16, DType::Bf16, DType::Bf16),
+        (64, 3, 7, 8, DType::F16, DType::F16),
+        (64, 64, 12, 3, DType::Bf16, DType::Bf16),
+        (64, 1, 16, 4, DType::F16, DType::F16),
+        (64, 24, 6, 16, DType::Bf16, DType::Bf16),
+        (64, 8, 5, 8, DType::F16, DType::F16),
         (256, 16, 8, 8, DType::Bf16, DType::Bf16),
         (256, 3, 4, 16, DType::F16, DType::F16),
         (256, 64, 12, 3, DType::Bf16, DType::Bf16),

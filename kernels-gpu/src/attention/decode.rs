@@ -1113,8 +1113,9 @@ unsafe fn online_softmax_case<EV: Elem16, const NJ: usize, const RK: usize, cons
 /// with Q and K K-major from shared memory, the online softmax of the row-split consumer on the
 /// accumulator (its n-chunk `j` is the row-split consumer's key n-tile `j`), then O += P·V by
 /// four `wgmma m64n128k16` per 128 head dims (O as one or two n128 accumulators, 64 or 128
-/// registers) with P from registers and V N-major. Head dim 256 is 16-bit K/V only (one CTA
-/// per SM: a 64 KiB stage, 32 KiB of Q). Over 16-bit K/V both wait for
+/// registers; at head dim 64 four `wgmma m64n64k16` into one m64n64 accumulator, 32
+/// registers) with P from registers and V N-major. Head dims 64 and 256 are 16-bit K/V only
+/// (at 256 one CTA per SM: a 64 KiB stage, 32 KiB of Q). Over 16-bit K/V both wait for
 /// completion before the stage is released. Over fp8 K/V the stage is released once widened,
 /// and tile t's P·V stays in flight while the consumers widen tile t + 1 (into the other V
 /// tile) and issue its S; one `wait_group 0` completes both.
@@ -1132,10 +1133,13 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
     let xf: [ScoreTransform; 2] = core::array::from_fn(|h| unsafe { rs.transform::<O>(b, row_of(h)) });
     let mask: [RowMask; 2] = core::array::from_fn(|h| rs.mask(p, b, row_of(h)));
     let block = b.geo.column_block_bytes();
-    // O in n128 halves: half `h` holds head dims `128 h ..` (one at head dim 128, two at 256).
-    // (`o1` is dead at head dim 128; every use is under `D == 256`, so it takes no registers.)
+    // O in n128 halves: half `h` holds head dims `128 h ..` (one at head dim 128, two at 256);
+    // at head dim 64, one m64n64 accumulator `o64` instead. (`o1` is dead at head dim 128, `o0`
+    // and `o1` at 64, `o64` at 128 and 256: every use is under its `D` test, so a dead one takes
+    // no registers.)
     let mut o0: WgmmaAccM64N128 = [0.0; 64];
     let mut o1: WgmmaAccM64N128 = [0.0; 64];
+    let mut o64: WgmmaAccM64N64 = [0.0; 32];
     let mut m_run = [f32::NEG_INFINITY; 2];
     let mut l_run = [0f32; 2];
 
@@ -1175,7 +1179,11 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
             wgmma_wait_group::<0>();
         }
         pin_f32_registers(&mut s);
-        pin_f32_registers(&mut o0);
+        if D == 64 {
+            pin_f32_registers(&mut o64);
+        } else {
+            pin_f32_registers(&mut o0);
+        }
         if D == 256 {
             pin_f32_registers(&mut o1);
         }
@@ -1186,6 +1194,13 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
         // SAFETY: full warp.
         let pf = unsafe {
             online_softmax::<O::EV, 8, 4>(&mut sc, tile_key0, needs_mask, quad.t, &xf, &mask, &mut m_run, &mut l_run, |h, alpha| {
+                if D == 64 {
+                    for n in 0..8 {
+                        o64[4 * n + 2 * h] *= alpha;
+                        o64[4 * n + 2 * h + 1] *= alpha;
+                    }
+                    return;
+                }
                 for n in 0..16 {
                     o0[4 * n + 2 * h] *= alpha;
                     o0[4 * n + 2 * h + 1] *= alpha;
@@ -1200,7 +1215,13 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
         unsafe {
             wgmma_fence();
             for (r, a) in pf.iter().enumerate() {
-                O::EV::wgmma_rs_tb(&mut o0, *a, wgmma_desc_sw128(v_tile.base.byte_add(2048 * r as u32), block, 1024));
+                // 16 keys (two 8-key core-matrix groups, 1 KiB apart) of V's column blocks.
+                let v_desc = wgmma_desc_sw128(v_tile.base.byte_add(2048 * r as u32), block, 1024);
+                if D == 64 {
+                    O::EV::wgmma_rs_tb_n64(&mut o64, *a, v_desc);
+                } else {
+                    O::EV::wgmma_rs_tb(&mut o0, *a, v_desc);
+                }
             }
             if D == 256 {
                 // Head dims 128 .. 256: V's column blocks 2 and 3.
@@ -1214,7 +1235,11 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
             }
         }
         if O::K::ELEM_BYTES == 2 {
-            pin_f32_registers(&mut o0);
+            if D == 64 {
+                pin_f32_registers(&mut o64);
+            } else {
+                pin_f32_registers(&mut o0);
+            }
             if D == 256 {
                 pin_f32_registers(&mut o1);
             }
@@ -1232,13 +1257,22 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
         // SAFETY: the consumer warpgroup in uniform flow: the last tile's P·V (the merge
         // scratch reuses the 16-bit tiles).
         unsafe { wgmma_wait_group::<0>() };
-        pin_f32_registers(&mut o0);
+        // (No fp8 variant at head dim 64 (`wgmma_supported`); were one added, its widening
+        // would need the single column block too.)
+        if D == 64 {
+            pin_f32_registers(&mut o64);
+        } else {
+            pin_f32_registers(&mut o0);
+        }
     }
     if tid == 0 {
         // SAFETY: the host sized the timeline for the grid (or passed none).
         unsafe { timeline_stamp(p.timeline_decode, TimelineEvent::LoopEnd, global_timer_ns()) };
     }
     let acc: [[[f32; 4]; NT]; 1] = [core::array::from_fn(|n| {
+        if D == 64 {
+            return [o64[4 * n], o64[4 * n + 1], o64[4 * n + 2], o64[4 * n + 3]];
+        }
         let (oh, j) = if n < 16 { (&o0, n) } else { (&o1, n - 16) };
         [oh[4 * j], oh[4 * j + 1], oh[4 * j + 2], oh[4 * j + 3]]
     })];

@@ -106,6 +106,8 @@ macro_rules! decode_entry {
     };
 }
 
+decode_entry!(ff_decode_bf16_d64_g64, Bf16Ops, 64, wgmma);
+decode_entry!(ff_decode_f16_d64_g64, F16Ops, 64, wgmma);
 decode_entry!(ff_decode_bf16_d128_g64, Bf16Ops, 128, wgmma);
 decode_entry!(ff_decode_f16_d128_g64, F16Ops, 128, wgmma);
 decode_entry!(ff_decode_bf16_e4m3kv_d128_g64, Bf16E4m3Kv, 128, wgmma);
