@@ -238,7 +238,7 @@ impl DecodeConfig {
             let g64 = wgmma_variant(arch, self, 4, self.row_groups_for(4));
             let fill = crate::plan::row_split_fill(
                 max_rows,
-                self.head_dim,
+                self.tile_head_dim(),
                 self.operand_types().1.bytes(),
                 g64,
                 kv_tiles,
@@ -246,7 +246,7 @@ impl DecodeConfig {
             );
             crate::plan::m_tiles_for(
                 max_rows,
-                self.head_dim,
+                self.tile_head_dim(),
                 self.operand_types().1.bytes(),
                 self.row_split != Some(false),
                 fill,
@@ -269,7 +269,21 @@ impl DecodeConfig {
     /// Whether a plan whose variant is `narrow` has a paired one to choose (see
     /// [`DecodeConfig::paired_tiles`]).
     fn paired_exists(&self, narrow: bool) -> bool {
-        narrow && paired_supported(self.head_dim, self.operand_types().1.bytes())
+        narrow && !self.padded() && paired_supported(self.head_dim, self.operand_types().1.bytes())
+    }
+    /// Whether `head_dim` runs in the padded variants (`_d{64,128,256}p`, See Note [padded
+    /// head dims] in docs/DESIGN.md): any validated head dim but 64, 128 and 256.
+    pub fn padded(&self) -> bool {
+        ![64, 128, 256].contains(&self.head_dim)
+    }
+    /// The kernels' tile head dim: the smallest of 64, 128 and 256 not under `head_dim` (the
+    /// head dim itself unless [`Self::padded`]).
+    pub fn tile_head_dim(&self) -> u32 {
+        match self.head_dim {
+            0..=64 => 64,
+            65..=128 => 128,
+            _ => 256,
+        }
     }
     /// Operand element types (Q, K/V, O) of the kernel this config runs.
     pub fn operand_types(&self) -> (Elem, Elem, Elem) {
@@ -315,7 +329,14 @@ impl DecodeConfig {
     }
     /// Check the configuration (head dim, head ratio, page size, scale, softcap, splits, m tiles).
     pub fn validate(&self) -> Result<()> {
-        if ![64, 128, 256].contains(&self.head_dim) {
+        // 64, 128, 256; or, over 16-bit Q and K/V, any multiple of 16 up to 256 (the padded
+        // variants).
+        let sixteen_bit = self.kv_fp8.is_none() && !self.q_fp8;
+        if !([64, 128, 256].contains(&self.head_dim)
+            || (sixteen_bit
+                && self.head_dim.is_multiple_of(16)
+                && (16..=256).contains(&self.head_dim)))
+        {
             return Err(Error::UnsupportedHeadDim(self.head_dim));
         }
         if self.kv_heads == 0
@@ -388,7 +409,8 @@ impl DecodeConfig {
         }
         match self.m_tiles {
             None => {}
-            Some(m) if layout_supported(self.head_dim, m, self.row_groups_for(m), false) => {}
+            Some(m) if layout_supported(self.tile_head_dim(), m, self.row_groups_for(m), false) => {
+            }
             Some(m) => {
                 return Err(Error::InvalidArgument {
                     name: "m_tiles",
@@ -1012,6 +1034,7 @@ fn wgmma_variant(
 ) -> bool {
     let (q, kv, _) = cfg.operand_types();
     cfg.wgmma != Some(false)
+        && !cfg.padded()
         && arch == crate::ModuleArch::Sm90a
         && (m_tiles, row_groups) == (4, 4)
         && wgmma_supported(cfg.head_dim, q.bytes(), kv.bytes())
@@ -1039,16 +1062,18 @@ fn kernel_name(
                 v.narrow,
                 v.wgmma,
                 v.paired,
+                v.padded,
             ) == (
                 q,
                 kv,
                 out,
-                cfg.head_dim,
+                cfg.tile_head_dim(),
                 m_tiles,
                 row_groups,
                 narrow,
                 wgmma,
                 paired,
+                cfg.padded(),
             )
         })
         .map(|v| v.name)
@@ -1407,7 +1432,7 @@ impl DecodePlan {
             geometry_paired(cfg.head_dim, cfg.operand_types().1.bytes())
         } else {
             geometry_rows(
-                cfg.head_dim,
+                cfg.tile_head_dim(),
                 cfg.operand_types().1.bytes(),
                 m_tiles,
                 row_groups,
@@ -1420,11 +1445,13 @@ impl DecodePlan {
             smem_bytes: geo.smem().total_bytes,
         };
         let ctas_per_sm = launch::prepare(dev, name, dims.block_threads, dims.smem_bytes)?;
-        let tma_box_tokens = if cfg.tma != Some(false) && dev.arch() == crate::ModuleArch::Sm90a {
-            geo.tma_box_tokens(cfg.page_size, cfg.kv_layout == KvLayout::Nhd)
-        } else {
-            0
-        };
+        // (The padded variants copy part of each tile row: no TMA boxes there.)
+        let tma_box_tokens =
+            if cfg.tma != Some(false) && !cfg.padded() && dev.arch() == crate::ModuleArch::Sm90a {
+                geo.tma_box_tokens(cfg.page_size, cfg.kv_layout == KvLayout::Nhd)
+            } else {
+                0
+            };
         Ok((name, dims, ctas_per_sm, tma_box_tokens))
     }
 
@@ -2165,6 +2192,47 @@ mod tests {
         }
     }
 
+    /// Every padded head dim (See Note [padded head dims]) has a `_d{64,128,256}p` variant for
+    /// each layout its tile head dim supports, never a wgmma or paired one.
+    #[test]
+    fn padded_head_dims_have_variants() {
+        let mut checked = 0;
+        for head_dim in (16..=256)
+            .step_by(16)
+            .filter(|d| ![64, 128, 256].contains(d))
+        {
+            for dtype in [Dtype16::Bf16, Dtype16::F16] {
+                let mut c = cfg();
+                (c.head_dim, c.dtype) = (head_dim, dtype);
+                assert!(c.validate().is_ok() && c.padded());
+                let tile = c.tile_head_dim();
+                assert!(!wgmma_variant(crate::ModuleArch::Sm90a, &c, 4, 4));
+                assert!(!c.paired_exists(true));
+                for (m, rg, narrow) in [
+                    (1, 1, false),
+                    (1, 1, true),
+                    (2, 1, false),
+                    (2, 2, false),
+                    (4, 4, false),
+                ] {
+                    if !layout_supported(tile, m, rg, narrow) {
+                        continue;
+                    }
+                    let name = kernel_name(&c, m, rg, narrow, false, false);
+                    let v = names::VARIANTS.iter().find(|v| v.name == name).unwrap();
+                    assert!(
+                        v.padded && v.head_dim == tile && !v.wgmma && !v.paired,
+                        "{name}"
+                    );
+                    assert!(name.contains(&format!("_d{tile}p_")), "{name}");
+                    checked += 1;
+                }
+            }
+        }
+        // 2 dtypes x (16, 32, 48 and 80, 96, 112 in 5 layouts; 144 ..= 240 in 4).
+        assert_eq!(checked, 2 * (3 * 5 + 3 * 5 + 7 * 4));
+    }
+
     /// Every mode and head dim at 64 rows per CTA: the wgmma rule picks `_g64` exactly where
     /// the sm_90a module has one, and `_w64` otherwise (`kernel_name` finds both).
     #[test]
@@ -2358,9 +2426,34 @@ mod tests {
 
     #[test]
     fn config_errors() {
-        let mut c = cfg();
-        c.head_dim = 96;
-        assert_eq!(c.validate(), Err(Error::UnsupportedHeadDim(96)));
+        // Head dims: 64, 128, 256, and over 16-bit Q and K/V the padded multiples of 16 up to
+        // 256 (See Note [padded head dims]); nothing else.
+        for d in [0, 8, 72, 100, 120, 257, 272, 320, 512] {
+            let mut c = cfg();
+            c.head_dim = d;
+            assert_eq!(
+                c.validate(),
+                Err(Error::UnsupportedHeadDim(d)),
+                "head_dim {d}"
+            );
+        }
+        for d in (16..=256).step_by(16) {
+            let mut c = cfg();
+            c.head_dim = d;
+            assert_eq!(c.validate(), Ok(()), "head_dim {d}");
+            assert_eq!(c.padded(), ![64, 128, 256].contains(&d));
+            let t = c.tile_head_dim();
+            assert!([64, 128, 256].contains(&t) && t >= d && (t == 64 || t / 2 < d));
+            for fp8 in [Fp8Format::E4m3, Fp8Format::E5m2] {
+                c.kv_fp8 = Some(fp8);
+                let want = if c.padded() {
+                    Err(Error::UnsupportedHeadDim(d))
+                } else {
+                    Ok(())
+                };
+                assert_eq!(c.validate(), want, "head_dim {d} over {fp8:?} K/V");
+            }
+        }
         let mut c = cfg();
         c.q_heads = 12;
         c.kv_heads = 5;

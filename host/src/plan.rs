@@ -290,10 +290,15 @@ impl Plan {
     }
 }
 
-/// The most combine CTAs per split block at `head_dim` ([`combine_parts`]'s bound): one per 16
-/// columns.
+/// The most combine CTAs per split block at `head_dim` ([`combine_parts`]'s bound): at most one
+/// per 16 columns, and a power of two dividing `head_dim / 4` (each part's columns whole 4-column
+/// units; the padded head dims, e.g. 144 -> 4 parts of 36 columns).
 pub fn max_combine_parts(head_dim: u32) -> u32 {
-    (head_dim / 16).max(1)
+    let mut p = 1;
+    while 2 * p <= head_dim / 16 && (head_dim / 4).is_multiple_of(2 * p) {
+        p *= 2;
+    }
+    p
 }
 
 /// Combine CTAs per merge block (column parts): the largest power of two `p` with
@@ -1466,10 +1471,15 @@ mod tests {
         assert_eq!(combine_parts(8, 132, 128, Some(6)), 4);
         assert_eq!(combine_parts(8, 132, 128, Some(64)), 8);
         assert_eq!(combine_parts(8, 132, 128, Some(0)), 1);
-        for d in [64u32, 128, 256] {
+        // Every head dim (the padded ones too: 144 -> 4 parts of 36 columns, 48 -> 2 of 24).
+        assert_eq!(max_combine_parts(144), 4);
+        assert_eq!(max_combine_parts(48), 2);
+        assert_eq!(max_combine_parts(96), 4);
+        assert_eq!(max_combine_parts(192), 8);
+        for d in (16u32..=256).step_by(16) {
             for m in 0..300 {
                 let p = combine_parts(m, 132, d, None);
-                assert!(p.is_power_of_two() && p <= d / 16 && (d / p).is_multiple_of(4));
+                assert!(p.is_power_of_two() && p <= (d / 16).max(1) && (d / p).is_multiple_of(4));
                 assert!(p == 1 || m * p <= 66);
             }
         }

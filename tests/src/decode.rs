@@ -889,6 +889,10 @@ pub fn cases() -> Vec<Case> {
             run: wgmma_consumer,
         },
         Case {
+            name: "decode/padded_head_dims_against_reference",
+            run: padded_head_dims,
+        },
+        Case {
             name: "decode/tma_tiles_against_reference",
             run: tma_tiles,
         },
@@ -1491,6 +1495,57 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
         // (`plan::m_tiles_for`), longer than the reference should check here.
         c.m_tiles = Some(4);
         if let Err(e) = run_case_expecting(d, &c, "the wgmma _g64 kernel", |r| r.contains("_g64,"))
+        {
+            failures.push(format!("case {i}: {e}"));
+        }
+    }
+    all_passed(failures)
+}
+
+/// Head dims other than 64, 128 and 256 (See Note [padded head dims] in docs/DESIGN.md): the
+/// multiples of 16 from 16 to 240 run the `_d{64,128,256}p` variants, whose tiles keep the
+/// pad columns zero. Every layout (16- and 8-row, two m tiles, the 32- and 64-row row split),
+/// bf16 and f16, pages of 1-64 tokens, head ratios 1-16, 1-16 new tokens, softcap, window,
+/// sinks, fixed and automatic splits (cluster merge and combine, whose parts must divide the
+/// odd head dims), ragged lengths with an empty request, NaN-poisoned spare rows (the
+/// generator's), and a zero-Q decoy call first where the case has splits.
+fn padded_head_dims(d: &Device) -> CaseResult {
+    use DType::{Bf16, F16};
+    // (head dim, page, group, new tokens, dtype, m tiles)
+    let cases = [
+        (96, 16, 4, 1, Bf16, None),
+        (96, 1, 8, 4, F16, None),
+        (96, 3, 12, 16, Bf16, Some(4)),
+        (80, 64, 1, 1, Bf16, None),
+        (112, 24, 7, 5, F16, Some(2)),
+        (48, 16, 4, 4, Bf16, None),
+        (32, 8, 16, 2, F16, Some(4)),
+        (16, 3, 2, 3, Bf16, None),
+        (192, 16, 4, 1, Bf16, None),
+        (192, 1, 6, 8, F16, Some(4)),
+        (144, 64, 8, 2, Bf16, Some(2)),
+        (160, 16, 1, 16, Bf16, Some(1)),
+        (240, 24, 5, 3, F16, None),
+        (208, 8, 4, 12, Bf16, Some(4)),
+        (96, 16, 8, 2, Bf16, Some(2)),
+        (176, 3, 3, 1, F16, None),
+    ];
+    let mut failures = Vec::new();
+    for (i, (head_dim, page, group, q_len, dt, m_tiles)) in cases.into_iter().enumerate() {
+        let mut c = base(
+            head_dim,
+            page,
+            group,
+            q_len,
+            vec![0, 1, 97, 600 + 1013 * i as u32],
+        );
+        cycle_layout_case(&mut c, i, (dt, dt), 13500);
+        c.m_tiles = m_tiles;
+        c.decoy_first = i % 2 == 0;
+        let tile = [64, 128, 256].into_iter().find(|&t| t >= head_dim).unwrap();
+        let want = format!("_d{tile}p_");
+        if let Err(e) =
+            run_case_expecting(d, &c, &format!("a {want} kernel"), |r| r.contains(&want))
         {
             failures.push(format!("case {i}: {e}"));
         }

@@ -34,6 +34,10 @@ struct Block {
     next_work: u32,
     geo: DecodeGeometry,
     plan: DecodeSmemPlan,
+    /// The head dim of Q, K/V and O in memory: `D`, or `p.head_dim <= D` in the padded
+    /// variants (See Note [padded head dims] in docs/DESIGN.md), whose tiles keep `D` columns
+    /// with the columns from `dm` on zero.
+    dm: u32,
 }
 
 /// The full/empty mbarriers of the ring.
@@ -112,6 +116,7 @@ pub unsafe fn decode_cta<
     const NARROW: bool,
     const WG: bool,
     const PAIRED: bool,
+    const PAD: bool,
 >(
     p: &DecodeParams,
     params_addr: impl Fn() -> u64,
@@ -122,6 +127,7 @@ pub unsafe fn decode_cta<
         assert!(!PAIRED || (NARROW && paired_supported(D as u32, O::K::ELEM_BYTES)));
     };
     const { assert!(!WG || (MT == 1 && RG == 4 && !NARROW && wgmma_supported(D as u32, O::Q::ELEM_BYTES, O::K::ELEM_BYTES))) };
+    const { assert!(!PAD || (!WG && !PAIRED && O::Q::ELEM_BYTES == 2 && O::K::ELEM_BYTES == 2 && !O::Q::ROW_SCALED)) };
     let geo = if WG {
         geometry_wgmma(D as u32, O::K::ELEM_BYTES)
     } else if PAIRED {
@@ -175,6 +181,8 @@ pub unsafe fn decode_cta<
         },
         geo,
         plan: geo.smem(),
+        // (The host validated `head_dim <= D`, a multiple of 16, for the padded variants.)
+        dm: if PAD { p.head_dim } else { D as u32 },
     };
     let warp = thread_idx_x() / 32;
     if thread_idx_x() == 0 {
@@ -267,7 +275,7 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(
     let row_of = |h: u32| load_warp * rows_per_warp + lane + 32 * h;
     let token_of = |t: u32, h: u32| b.work.kv_start + t * KV_TILE_TOKENS + row_of(h);
     // TMA tiles are issued by load warp 0 alone, from the page ids of all 64 rows (two per lane).
-    let tma_path = cfg!(target_feature = "sm_90") && b.geo.tma_capable() && p.tma_box_tokens != 0;
+    let tma_path = cfg!(target_feature = "sm_90") && b.geo.tma_capable() && p.tma_box_tokens != 0 && b.dm == D as u32;
     let id_slots = if tma_path && load_warp == 0 { 2 } else { slots };
     let (id_base, id_width) = (page_id_ring_base(load_warp, b.geo.producer_warps), page_id_slots(load_warp, b.geo.producer_warps));
     let id_slot = |t: u32, h: u32| -> Smem<u32> {
@@ -290,7 +298,7 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(
         for h in 0..slots {
             let token = token_of(t, h);
             if token < b.work.kv_end && lane + 32 * h < rows_per_warp {
-                off[h as usize] = kv_row_bytes::<K, D>(p, ids[h as usize], token, b.work.kv_head);
+                off[h as usize] = kv_row_bytes::<K>(p, b.dm, ids[h as usize], token, b.work.kv_head);
             }
         }
         off
@@ -374,6 +382,9 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(
         }
         let cur = offsets(t, ids);
         let (row_in_copy, chunk) = (lane / cpr, lane % cpr);
+        // Chunks past the row's `dm` columns (padded variants) copy nothing: their zero fill
+        // keeps the tile's pad columns zero.
+        let real_chunk = in_row::<D>(b, 16 * chunk / K::ELEM_BYTES);
         let mut it = 0;
         while it < rows_per_warp / rows_per_copy {
             // Row within the warp's rows; its owner is lane r % 32, in slot r / 32 (uniform
@@ -386,7 +397,7 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(
                 let hi = shfl_sync_idx_b32((owned >> 32) as u32, r % 32);
                 ((hi as u64) << 32) | lo as u64
             };
-            let (src_off, bytes) = if off & NO_ROW == 0 { (off + 16 * chunk as u64, 16) } else { (0, 0) };
+            let (src_off, bytes) = if off & NO_ROW != 0 || !real_chunk { (0, 0) } else { (off + 16 * chunk as u64, 16) };
             let row = load_warp * rows_per_warp + r;
             // SAFETY: valid rows point inside the pools (validated page ids); others copy 0 bytes.
             unsafe {
@@ -408,7 +419,7 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(
     }
     if let Some(w) = next {
         // SAFETY: a work item of the validated plan.
-        unsafe { prefetch_item_start::<K, D>(p, &w) };
+        unsafe { prefetch_item_start::<K>(p, b.dm, &w) };
     }
     if lane == 0 && load_warp == 0 {
         // SAFETY: the host sized the timeline for the grid (or passed none).
@@ -430,11 +441,11 @@ unsafe fn producer<K: KvFormat, const D: usize, const STAGES: usize>(
 /// either page layout: `PagedKvLayout::row_index` with the strides from the params. The
 /// producer's copies and the next-wave prefetch both address rows through it.
 #[inline(always)]
-fn kv_row_bytes<K: KvFormat, const D: usize>(p: &DecodeParams, page_id: u32, token: u32, kv_head: u32) -> u64 {
+fn kv_row_bytes<K: KvFormat>(p: &DecodeParams, dm: u32, page_id: u32, token: u32, kv_head: u32) -> u64 {
     let page_rows = p.page_size as u64 * p.kv_heads as u64;
     let slot_row = (token % p.page_size) as u64 * p.kv_slot_stride_rows as u64;
     let head_row = kv_head as u64 * p.kv_head_stride_rows as u64;
-    (page_id as u64 * page_rows + slot_row + head_row) * (D as u64 * K::ELEM_BYTES as u64)
+    (page_id as u64 * page_rows + slot_row + head_row) * (dm as u64 * K::ELEM_BYTES as u64)
 }
 
 /// The next-wave prefetch (See Note [next-wave prefetch] in docs/DESIGN.md), one load warp:
@@ -446,7 +457,7 @@ fn kv_row_bytes<K: KvFormat, const D: usize>(p: &DecodeParams, page_id: u32, tok
 /// # Safety
 /// A full warp; `w` an item of the validated plan (its page-table entries and pages in range).
 #[inline(always)]
-unsafe fn prefetch_item_start<K: KvFormat, const D: usize>(p: &DecodeParams, w: &DecodeWork) {
+unsafe fn prefetch_item_start<K: KvFormat>(p: &DecodeParams, dm: u32, w: &DecodeWork) {
     if w.kv_end <= w.kv_start {
         return;
     }
@@ -461,13 +472,13 @@ unsafe fn prefetch_item_start<K: KvFormat, const D: usize>(p: &DecodeParams, w: 
         unsafe { prefetch_global_l2(Gmem::from_addr(line.max(e0))) };
         line += 32 * 128;
     }
-    let row_bytes = D as u64 * K::ELEM_BYTES as u64;
+    let row_bytes = dm as u64 * K::ELEM_BYTES as u64;
     for h in 0..2 {
         let token = w.kv_start + lane + 32 * h;
         if token < w.kv_end {
             // SAFETY: the entry of a token of the item (validated table).
             let id = unsafe { ld_global_nc_u32(Gmem::from_addr(p.page_indices).add(entry(token) as u64)) };
-            let row = kv_row_bytes::<K, D>(p, id, token, w.kv_head);
+            let row = kv_row_bytes::<K>(p, dm, id, token, w.kv_head);
             let mut c = 0;
             while c < row_bytes {
                 // SAFETY: inside the row of a validated page.
@@ -577,6 +588,13 @@ fn cluster_group(p: &DecodeParams) -> u32 {
     }
 }
 
+/// Whether column `d` (< `D`) of a tile row is a column of the row in memory (not the padded
+/// variants' pad); constant true where `b.dm == D`.
+#[inline(always)]
+fn in_row<const D: usize>(b: &Block, d: u32) -> bool {
+    b.dm == D as u32 || d < b.dm
+}
+
 /// Token index (within the request) of local packed row `lr`, and whether it is a real row.
 #[inline(always)]
 fn row_token(p: &DecodeParams, b: &Block, lr: u32) -> (u32, bool) {
@@ -625,8 +643,9 @@ unsafe fn stage_q<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) -> S
     while idx < rows * blocks {
         let (lr, blk) = (idx / blocks, idx % blocks);
         let (i, real) = row_token(p, b, lr);
-        let mut w = if real {
-            let row = q_row(p, b, i, lr) as u64 * D as u64 * O::Q::ELEM_BYTES as u64;
+        // (Blocks past `dm`, the padded variants' pad columns, are zero.)
+        let mut w = if real && in_row::<D>(b, 16 * blk) {
+            let row = q_row(p, b, i, lr) as u64 * b.dm as u64 * O::Q::ELEM_BYTES as u64;
             // SAFETY: a real row of the validated Q tensor.
             unsafe { O::Q::load_block(p.q + row, blk) }
         } else {
@@ -1758,7 +1777,8 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
     while idx < rows * (D as u32 / 8) {
         let (lr, d) = (idx / (D as u32 / 8), 8 * (idx % (D as u32 / 8)));
         let (i, real) = row_token(p, b, lr);
-        if real {
+        // (Columns from `dm` on are the padded variants' pad: not stored.)
+        if real && in_row::<D>(b, d) {
             let mut o = [0f32; 8];
             for w in 0..groups {
                 // SAFETY: inside the scratch.
@@ -1784,7 +1804,7 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
                     st_shared_v4_u32(at.add(4).byte_add(0), [o[4].to_bits(), o[5].to_bits(), o[6].to_bits(), o[7].to_bits()]);
                 }
             } else {
-                let at = (b.work.partial_slot * p.rows_per_block + lr) as u64 * D as u64 + d as u64;
+                let at = (b.work.partial_slot * p.rows_per_block + lr) as u64 * b.dm as u64 + d as u64;
                 let g = Gmem::<f32>::from_addr(p.partial_o).add(at);
                 // SAFETY: slot inside the workspace; 16-byte aligned.
                 unsafe {
@@ -1817,10 +1837,10 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
 /// packed row `lr`, rounded to the output type.
 ///
 /// # Safety
-/// `(i, lr)` is a real row of the validated output; `d % 8 == 0`, `d + 8 <= D`.
+/// `(i, lr)` is a real row of the validated output; `d % 8 == 0`, `d + 8 <= b.dm`.
 #[inline(always)]
 unsafe fn store_out8<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i: u32, lr: u32, d: u32, o: &[f32; 8]) {
-    let at = q_row(p, b, i, lr) as u64 * D as u64 + d as u64;
+    let at = q_row(p, b, i, lr) as u64 * b.dm as u64 + d as u64;
     let v = [O::EO::pack(o[0], o[1]), O::EO::pack(o[2], o[3]), O::EO::pack(o[4], o[5]), O::EO::pack(o[6], o[7])];
     // SAFETY: forwarded; 16-byte aligned (D % 8 == 0).
     unsafe { st_global_v4_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
@@ -1830,11 +1850,11 @@ unsafe fn store_out8<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i
 /// [`store_out8`], for the cluster merge's 4-dim units).
 ///
 /// # Safety
-/// `(i, lr)` is a real row of the validated output; `d % 4 == 0`, `d + 4 <= D`.
+/// `(i, lr)` is a real row of the validated output; `d % 4 == 0`, `d + 4 <= b.dm`.
 #[cfg(target_feature = "sm_90")]
 #[inline(always)]
 unsafe fn store_out4<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i: u32, lr: u32, d: u32, o: &[f32; 4]) {
-    let at = q_row(p, b, i, lr) as u64 * D as u64 + d as u64;
+    let at = q_row(p, b, i, lr) as u64 * b.dm as u64 + d as u64;
     let v = [O::EO::pack(o[0], o[1]), O::EO::pack(o[2], o[3])];
     // SAFETY: forwarded; 8-byte aligned (d % 4 == 0).
     unsafe { st_global_v2_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
@@ -1938,9 +1958,11 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
                     add(&mut o[4..], w[c] * inv, y[c]);
                 }
             }
-            // SAFETY: a real row; `d + 8 <= D` when `wide`, `d + 4 <= D` otherwise.
+            // SAFETY: a real row; `d + 8 <= dm` when `wide`, `d + 4 <= dm` otherwise (`dm` a
+            // multiple of 16; columns from `dm` on, the padded variants' pad, are not stored).
             unsafe {
-                if wide {
+                if !in_row::<D>(b, d) {
+                } else if wide {
                     store_out8::<O, D>(p, b, i, lr, d, &o)
                 } else {
                     store_out4::<O, D>(p, b, i, lr, d, &[o[0], o[1], o[2], o[3]])

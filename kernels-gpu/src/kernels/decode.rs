@@ -50,21 +50,33 @@ macro_rules! decode_entry {
     // consumer]).
     ($name:ident, $ops:ty, $d:literal, wgmma) => {
         #[cfg(target_feature = "sm_90a")]
-        decode_entry!($name, $ops, $d, 1, 4, false, true, false);
+        decode_entry!($name, $ops, $d, 1, 4, false, true, false, false);
+    };
+    // Padded (`_d{D}p`) variants: any head dim up to `$d`, a multiple of 16, in tiles of `$d`
+    // columns (See Note [padded head dims]): the key-split layouts (`$mt` m16 tiles, or
+    // narrow) and the row-split ones (`rows $rg`).
+    ($name:ident, $ops:ty, $d:literal, pad $mt:literal) => {
+        decode_entry!($name, $ops, $d, $mt, 1, false, false, false, true);
+    };
+    ($name:ident, $ops:ty, $d:literal, pad narrow) => {
+        decode_entry!($name, $ops, $d, 1, 1, true, false, false, true);
+    };
+    ($name:ident, $ops:ty, $d:literal, pad rows $rg:literal) => {
+        decode_entry!($name, $ops, $d, 1, $rg, false, false, false, true);
     };
     // Paired (`_m8p`) variants: narrow, the ring's tiles two at a time (See Note [paired fp8
     // tiles]).
     ($name:ident, $ops:ty, $d:literal, paired) => {
-        decode_entry!($name, $ops, $d, 1, 1, true, false, true);
+        decode_entry!($name, $ops, $d, 1, 1, true, false, true, false);
     };
     // Row-split (`_w`) variants: one m16 tile per warp, `$rg` row groups.
     ($name:ident, $ops:ty, $d:literal, rows $rg:literal) => {
-        decode_entry!($name, $ops, $d, 1, $rg, false, false, false);
+        decode_entry!($name, $ops, $d, 1, $rg, false, false, false, false);
     };
     ($name:ident, $ops:ty, $d:literal, $mt:literal, $rg:literal, $narrow:literal) => {
-        decode_entry!($name, $ops, $d, $mt, $rg, $narrow, false, false);
+        decode_entry!($name, $ops, $d, $mt, $rg, $narrow, false, false, false);
     };
-    ($name:ident, $ops:ty, $d:literal, $mt:literal, $rg:literal, $narrow:literal, $wg:literal, $paired:literal) => {
+    ($name:ident, $ops:ty, $d:literal, $mt:literal, $rg:literal, $narrow:literal, $wg:literal, $paired:literal, $pad:literal) => {
         /// Paged decode CTA (see `attention::decode`).
         #[no_mangle]
         pub unsafe extern "ptx-kernel" fn $name(p: DecodeParams) {
@@ -100,6 +112,7 @@ macro_rules! decode_entry {
                     $narrow,
                     $wg,
                     $paired,
+                    $pad,
                 >(&p, params_addr)
             }
         }
@@ -116,6 +129,35 @@ decode_entry!(ff_decode_f16_e4m3kv_d128_g64, F16E4m3Kv, 128, wgmma);
 decode_entry!(ff_decode_f16_e5m2kv_d128_g64, F16E5m2Kv, 128, wgmma);
 decode_entry!(ff_decode_bf16_d256_g64, Bf16Ops, 256, wgmma);
 decode_entry!(ff_decode_f16_d256_g64, F16Ops, 256, wgmma);
+// Padded head dims (See Note [padded head dims]).
+decode_entry!(ff_decode_bf16_d64p_m16, Bf16Ops, 64, pad 1);
+decode_entry!(ff_decode_bf16_d64p_m8, Bf16Ops, 64, pad narrow);
+decode_entry!(ff_decode_bf16_d64p_m32, Bf16Ops, 64, pad 2);
+decode_entry!(ff_decode_bf16_d64p_w32, Bf16Ops, 64, pad rows 2);
+decode_entry!(ff_decode_bf16_d64p_w64, Bf16Ops, 64, pad rows 4);
+decode_entry!(ff_decode_bf16_d128p_m16, Bf16Ops, 128, pad 1);
+decode_entry!(ff_decode_bf16_d128p_m8, Bf16Ops, 128, pad narrow);
+decode_entry!(ff_decode_bf16_d128p_m32, Bf16Ops, 128, pad 2);
+decode_entry!(ff_decode_bf16_d128p_w32, Bf16Ops, 128, pad rows 2);
+decode_entry!(ff_decode_bf16_d128p_w64, Bf16Ops, 128, pad rows 4);
+decode_entry!(ff_decode_bf16_d256p_m16, Bf16Ops, 256, pad 1);
+decode_entry!(ff_decode_bf16_d256p_m8, Bf16Ops, 256, pad narrow);
+decode_entry!(ff_decode_bf16_d256p_w32, Bf16Ops, 256, pad rows 2);
+decode_entry!(ff_decode_bf16_d256p_w64, Bf16Ops, 256, pad rows 4);
+decode_entry!(ff_decode_f16_d64p_m16, F16Ops, 64, pad 1);
+decode_entry!(ff_decode_f16_d64p_m8, F16Ops, 64, pad narrow);
+decode_entry!(ff_decode_f16_d64p_m32, F16Ops, 64, pad 2);
+decode_entry!(ff_decode_f16_d64p_w32, F16Ops, 64, pad rows 2);
+decode_entry!(ff_decode_f16_d64p_w64, F16Ops, 64, pad rows 4);
+decode_entry!(ff_decode_f16_d128p_m16, F16Ops, 128, pad 1);
+decode_entry!(ff_decode_f16_d128p_m8, F16Ops, 128, pad narrow);
+decode_entry!(ff_decode_f16_d128p_m32, F16Ops, 128, pad 2);
+decode_entry!(ff_decode_f16_d128p_w32, F16Ops, 128, pad rows 2);
+decode_entry!(ff_decode_f16_d128p_w64, F16Ops, 128, pad rows 4);
+decode_entry!(ff_decode_f16_d256p_m16, F16Ops, 256, pad 1);
+decode_entry!(ff_decode_f16_d256p_m8, F16Ops, 256, pad narrow);
+decode_entry!(ff_decode_f16_d256p_w32, F16Ops, 256, pad rows 2);
+decode_entry!(ff_decode_f16_d256p_w64, F16Ops, 256, pad rows 4);
 decode_entry!(ff_decode_bf16_d64_m16, Bf16Ops, 64, 1);
 decode_entry!(ff_decode_bf16_d64_m8, Bf16Ops, 64, 1, true);
 decode_entry!(ff_decode_bf16_d64_m32, Bf16Ops, 64, 2);
