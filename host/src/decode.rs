@@ -79,7 +79,8 @@ pub enum ScaleLayout {
 pub struct DecodeConfig {
     pub q_heads: u32,
     pub kv_heads: u32,
-    /// 64, 128 or 256.
+    /// 64, 128 or 256; over 16-bit Q and K/V also any other multiple of 16 up to 256, run in
+    /// the padded variants ([`Self::padded`], See Note [padded head dims] in docs/DESIGN.md).
     pub head_dim: u32,
     /// Tokens per page, any value >= 1.
     pub page_size: u32,

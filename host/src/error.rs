@@ -38,7 +38,10 @@ pub enum Error {
     #[error("empty batch: at least one request is needed")]
     EmptyBatch,
     /// Head dimension without a kernel.
-    #[error("unsupported head_dim {0}: supported are 64, 128, 256")]
+    #[error(
+        "unsupported head_dim {0}: supported are 64, 128, 256, and over bf16/fp16 Q and K/V \
+         any multiple of 16 up to 256"
+    )]
     UnsupportedHeadDim(u32),
     /// q_heads is not a positive multiple of kv_heads, or their ratio is 8192 or more.
     #[error(
