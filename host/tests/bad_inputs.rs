@@ -17,9 +17,24 @@ type ConfigCase = (&'static str, fn(&mut DecodeConfig), Check);
 fn config_cases() -> Vec<ConfigCase> {
     vec![
         (
-            "head_dim 96",
-            |c| c.head_dim = 96,
+            "head_dim 100 (not a multiple of 16)",
+            |c| c.head_dim = 100,
+            |r| matches!(r, Err(Error::UnsupportedHeadDim(100))),
+        ),
+        (
+            "head_dim 96 over an fp8 KV cache (padded head dims are 16-bit only)",
+            |c| (c.head_dim, c.kv_fp8) = (96, Some(Fp8Format::E4m3)),
             |r| matches!(r, Err(Error::UnsupportedHeadDim(96))),
+        ),
+        (
+            "head_dim 96 with all-FP8 inputs",
+            |c| (c.head_dim, c.q_fp8, c.kv_fp8) = (96, true, Some(Fp8Format::E5m2)),
+            |r| matches!(r, Err(Error::UnsupportedHeadDim(96))),
+        ),
+        (
+            "head_dim 272 (past 256)",
+            |c| c.head_dim = 272,
+            |r| matches!(r, Err(Error::UnsupportedHeadDim(272))),
         ),
         (
             "head_dim 0",
