@@ -156,7 +156,8 @@ pub struct DecodeConfig {
     /// which batches split into a divisor of `n` merge; `Error::InvalidArgument` from
     /// `for_graphs` where the device cannot hold one such cluster of the plan's kernel.
     pub graph_cluster: Option<u32>,
-    /// Combine CTAs per split block (column parts, a power of two up to `head_dim / 16`):
+    /// Combine CTAs per split block (column parts, a power of two up to
+    /// [`crate::plan::max_combine_parts`], `head_dim / 16` at 64, 128 and 256):
     /// `None` (default) = automatic ([`crate::plan::combine_parts`]).
     pub combine_parts: Option<u32>,
     /// The narrow variants (swapped-operand consumers, See Note [narrow rows] in
@@ -416,10 +417,12 @@ impl DecodeConfig {
                 return Err(Error::InvalidArgument {
                     name: "m_tiles",
                     why: format!(
-                        "{m} tiles of 16 rows at head_dim {} (row_split {:?}): 1, or 2 (at \
-                         head_dim 256 with the row-split consumers), or 4 with the row-split \
-                         consumers",
-                        self.head_dim, self.row_split
+                        "{m} tiles of 16 rows at head_dim {} (tiles of {} columns, row_split \
+                         {:?}): 1, or 2 (at 256 columns with the row-split consumers), or 4 with \
+                         the row-split consumers",
+                        self.head_dim,
+                        self.tile_head_dim(),
+                        self.row_split
                     ),
                 })
             }

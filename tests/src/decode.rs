@@ -1508,7 +1508,8 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
 /// bf16 and f16, pages of 1-64 tokens, head ratios 1-16, 1-16 new tokens, softcap, window,
 /// sinks, fixed and automatic splits (cluster merge and combine, whose parts must divide the
 /// odd head dims), ragged lengths with an empty request, NaN-poisoned spare rows (the
-/// generator's), and a zero-Q decoy call first where the case has splits.
+/// generator's), a zero-Q decoy call first in every other case, and HND pages in every third.
+/// (CUDA graphs at padded head dims: `graph_replay`.)
 fn padded_head_dims(d: &Device) -> CaseResult {
     use DType::{Bf16, F16};
     // (head dim, page, group, new tokens, dtype, m tiles)
@@ -1542,6 +1543,9 @@ fn padded_head_dims(d: &Device) -> CaseResult {
         cycle_layout_case(&mut c, i, (dt, dt), 13500);
         c.m_tiles = m_tiles;
         c.decoy_first = i % 2 == 0;
+        if i % 3 == 2 {
+            c.kv_layout = KvLayout::Hnd;
+        }
         let tile = [64, 128, 256].into_iter().find(|&t| t >= head_dim).unwrap();
         let want = format!("_d{tile}p_");
         if let Err(e) =
@@ -2556,7 +2560,7 @@ fn graph_replay(d: &Device) -> CaseResult {
         }
         Err(e) => return Err(format!("max_cluster_splits 1, graph_cluster Some(4): {e}")),
     }
-    graph_replay_with(d, None, 4, false, None)?;
+    graph_replay_with(d, None, 4, false, None, 128)?;
     graph_replay_with(
         d,
         Some(ferroflash::TailSplit {
@@ -2566,17 +2570,23 @@ fn graph_replay(d: &Device) -> CaseResult {
         4,
         false,
         None,
+        128,
     )?;
     // At most 2 new tokens x group 4 = 8 rows: the narrow kernel.
-    graph_replay_with(d, None, 2, false, None)?;
+    graph_replay_with(d, None, 2, false, None, 128)?;
     // Up to 16 new tokens x group 4 = 64 rows: the row-split _w64 kernel, or the wgmma _g64
     // one on sm_90a (checked).
-    graph_replay_with(d, None, 16, false, None)?;
+    graph_replay_with(d, None, 16, false, None, 128)?;
     // A balanced plan (blocks cut at slot boundaries, dispatch order) replayed after updates.
-    graph_replay_with(d, None, 4, true, None)?;
+    graph_replay_with(d, None, 4, true, None, 128)?;
     // Clustered grids: (splits per block, cluster size).
-    graph_replay_with(d, None, 4, false, Some((2, 4)))?;
-    graph_replay_with(d, None, 2, false, Some((4, 4)))
+    graph_replay_with(d, None, 4, false, Some((2, 4)), 128)?;
+    graph_replay_with(d, None, 2, false, Some((4, 4)), 128)?;
+    // Padded head dims (See Note [padded head dims]): 192 in 16-row CTAs, 80 in clustered
+    // grids, 96 in the row-split `_w64` over HND pages (the 16-token graph's layout).
+    graph_replay_with(d, None, 4, false, None, 192)?;
+    graph_replay_with(d, None, 4, false, Some((2, 4)), 80)?;
+    graph_replay_with(d, None, 16, false, None, 96)
 }
 
 /// Graph capture and replay with `max_new_tokens` new tokens at most (the batches' new tokens
@@ -2592,6 +2602,7 @@ fn graph_replay_with(
     max_new_tokens: u32,
     balanced: bool,
     clusters: Option<(u32, u32)>,
+    head_dim: usize,
 ) -> CaseResult {
     use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
     use cudarc::driver::{DevicePtr, DevicePtrMut};
@@ -2603,7 +2614,7 @@ fn graph_replay_with(
         (4, 400)
     };
     let kv_heads = if clusters.is_some() { 3usize } else { 4 };
-    let (group, head_dim, page) = (4usize, 128usize, 16usize);
+    let (group, page) = (4usize, 16usize);
     let cap = GraphCapacity {
         max_requests,
         max_new_tokens,
