@@ -271,7 +271,7 @@ impl DecodeConfig {
     /// Whether a plan whose variant is `narrow` has a paired one to choose (see
     /// [`DecodeConfig::paired_tiles`]).
     fn paired_exists(&self, narrow: bool) -> bool {
-        narrow && !self.padded() && paired_supported(self.head_dim, self.operand_types().1.bytes())
+        narrow && paired_supported(self.head_dim, self.operand_types().1.bytes())
     }
     /// Whether `head_dim` runs in the padded variants (`_d{64,128,256}p`, See Note [padded
     /// head dims] in docs/DESIGN.md): any validated head dim but 64, 128 and 256.
@@ -334,10 +334,10 @@ impl DecodeConfig {
         // 64, 128, 256; or, over 16-bit Q and K/V, any multiple of 16 up to 256 (the padded
         // variants).
         let sixteen_bit = self.kv_fp8.is_none() && !self.q_fp8;
-        if !([64, 128, 256].contains(&self.head_dim)
-            || (sixteen_bit
+        if self.padded()
+            && !(sixteen_bit
                 && self.head_dim.is_multiple_of(16)
-                && (16..=256).contains(&self.head_dim)))
+                && (16..=256).contains(&self.head_dim))
         {
             return Err(Error::UnsupportedHeadDim(self.head_dim));
         }
@@ -1029,7 +1029,8 @@ impl<'a, Q, KV, O> DecodeTensors<'a, Q, KV, O> {
 
 /// Whether 64-row CTAs of `cfg` run the wgmma consumer (`_g64`, See Note [wgmma consumer] in
 /// docs/DESIGN.md) on module `arch`: sm_90a, 64 rows in four row groups, and a mode the
-/// consumer exists for ([`wgmma_supported`]), unless `DecodeConfig::wgmma` is off.
+/// consumer exists for ([`wgmma_supported`], never a padded head dim), unless
+/// `DecodeConfig::wgmma` is off.
 fn wgmma_variant(
     arch: crate::ModuleArch,
     cfg: &DecodeConfig,
@@ -1038,7 +1039,6 @@ fn wgmma_variant(
 ) -> bool {
     let (q, kv, _) = cfg.operand_types();
     cfg.wgmma != Some(false)
-        && !cfg.padded()
         && arch == crate::ModuleArch::Sm90a
         && (m_tiles, row_groups) == (4, 4)
         && wgmma_supported(cfg.head_dim, q.bytes(), kv.bytes())

@@ -304,11 +304,12 @@ pub fn max_combine_parts(head_dim: u32) -> u32 {
 /// Combine CTAs per merge block (column parts): the largest power of two `p` with
 /// `num_merge * p <= sm_count / 2`, at least 1 and at most [`max_combine_parts`] (`head_dim /
 /// 16` at 64, 128 and 256: each CTA keeps at least 16 columns of every row), or `requested`
-/// rounded down to a power of two in `1..=max_combine_parts(head_dim)`. Each part's CTA merges all rows and splits of its block over
-/// `head_dim / p` columns, so a few long blocks (W1: 8 blocks of 32 splits) are merged by many
-/// SMs instead of one SM reading a whole block's partials. A combine CTA (512 threads x 80
-/// registers) takes most of an SM's register file, and grids of more than one per SM measured
-/// slower, hence half the SMs (See Note [combine parts] in docs/DESIGN.md).
+/// rounded down to a power of two in `1..=max_combine_parts(head_dim)`. Each part's CTA merges
+/// all rows and splits of its block over `head_dim / p` columns, so a few long blocks (W1: 8
+/// blocks of 32 splits) are merged by many SMs instead of one SM reading a whole block's
+/// partials. A combine CTA (512 threads x 80 registers) takes most of an SM's register file,
+/// and grids of more than one per SM measured slower, hence half the SMs (See Note [combine
+/// parts] in docs/DESIGN.md).
 pub fn combine_parts(num_merge: u32, sm_count: u32, head_dim: u32, requested: Option<u32>) -> u32 {
     let max = max_combine_parts(head_dim);
     match requested {

@@ -1842,7 +1842,7 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
 unsafe fn store_out8<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i: u32, lr: u32, d: u32, o: &[f32; 8]) {
     let at = q_row(p, b, i, lr) as u64 * b.dm as u64 + d as u64;
     let v = [O::EO::pack(o[0], o[1]), O::EO::pack(o[2], o[3]), O::EO::pack(o[4], o[5]), O::EO::pack(o[6], o[7])];
-    // SAFETY: forwarded; 16-byte aligned (D % 8 == 0).
+    // SAFETY: forwarded; 16-byte aligned (dm % 8 == 0, d % 8 == 0).
     unsafe { st_global_v4_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
 }
 
@@ -1906,7 +1906,9 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
     while idx < rows << chunks_log2 {
         let (lr, d) = (idx >> chunks_log2, (idx & ((1 << chunks_log2) - 1)) << unit_log2);
         let (i, real) = row_token(p, b, lr);
-        if real {
+        // (Units from `dm` on, the padded variants' pad, are neither read nor stored; the LSE
+        // goes with unit 0.)
+        if real && in_row::<D>(b, d) {
             // Every split's loads are issued before any is used, so the n distributed-shared-
             // memory round trips overlap in one. (With each split's loads inside an `if c < n`
             // block that also used them, rank 0 spent 1.4 us here at 4 splits and 2.1 us at 8
@@ -1958,11 +1960,10 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
                     add(&mut o[4..], w[c] * inv, y[c]);
                 }
             }
-            // SAFETY: a real row; `d + 8 <= dm` when `wide`, `d + 4 <= dm` otherwise (`dm` a
-            // multiple of 16; columns from `dm` on, the padded variants' pad, are not stored).
+            // SAFETY: a real row; `d + 8 <= dm` when `wide`, `d + 4 <= dm` otherwise (`d < dm`,
+            // both multiples of 8 or 4, `dm` of 16).
             unsafe {
-                if !in_row::<D>(b, d) {
-                } else if wide {
+                if wide {
                     store_out8::<O, D>(p, b, i, lr, d, &o)
                 } else {
                     store_out4::<O, D>(p, b, i, lr, d, &[o[0], o[1], o[2], o[3]])
