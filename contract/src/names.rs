@@ -75,8 +75,8 @@ pub const ALL_ENTRIES: &[(&str, ArchSet)] = &[
 /// ones with paired tiles, See Note [paired fp8 tiles]) when Q, K/V and
 /// O share a 16-bit type; `ff_decode_{q}_{kv}kv_d.._m..` for a 16-bit Q (and O) over an fp8 KV cache;
 /// `ff_decode_{fp8}_d.._m..` for all-fp8 Q/K/V with a bf16 output; `_d{64,128,256}p_..` for
-/// the padded variants of 16-bit Q and K/V (any head dim up to 64, 128 or 256 that is a
-/// multiple of 16).
+/// the padded variants of 16-bit Q over 16-bit K/V (any head dim up to 64, 128 or 256 that is
+/// a multiple of 16) and over an fp8 KV cache (`_{kv}kv_d128p_..`: 80, 96, 112).
 pub mod decode {
     use super::Elem::{self, Bf16, E4m3, E5m2, F16};
     use super::Variant;
@@ -156,6 +156,26 @@ pub mod decode {
         Variant { padded: true, ..v("ff_decode_f16_d256p_m8", F16, F16, F16, 256, 1, 1, true) },
         Variant { padded: true, ..v("ff_decode_f16_d256p_w32", F16, F16, F16, 256, 2, 2, false) },
         Variant { padded: true, ..v("ff_decode_f16_d256p_w64", F16, F16, F16, 256, 4, 4, false) },
+        Variant { padded: true, ..v("ff_decode_bf16_e4m3kv_d128p_m16", Bf16, E4m3, Bf16, 128, 1, 1, false) },
+        Variant { padded: true, ..v("ff_decode_bf16_e4m3kv_d128p_m8", Bf16, E4m3, Bf16, 128, 1, 1, true) },
+        Variant { padded: true, ..v("ff_decode_bf16_e4m3kv_d128p_m32", Bf16, E4m3, Bf16, 128, 2, 1, false) },
+        Variant { padded: true, ..v("ff_decode_bf16_e4m3kv_d128p_w32", Bf16, E4m3, Bf16, 128, 2, 2, false) },
+        Variant { padded: true, ..v("ff_decode_bf16_e4m3kv_d128p_w64", Bf16, E4m3, Bf16, 128, 4, 4, false) },
+        Variant { padded: true, ..v("ff_decode_bf16_e5m2kv_d128p_m16", Bf16, E5m2, Bf16, 128, 1, 1, false) },
+        Variant { padded: true, ..v("ff_decode_bf16_e5m2kv_d128p_m8", Bf16, E5m2, Bf16, 128, 1, 1, true) },
+        Variant { padded: true, ..v("ff_decode_bf16_e5m2kv_d128p_m32", Bf16, E5m2, Bf16, 128, 2, 1, false) },
+        Variant { padded: true, ..v("ff_decode_bf16_e5m2kv_d128p_w32", Bf16, E5m2, Bf16, 128, 2, 2, false) },
+        Variant { padded: true, ..v("ff_decode_bf16_e5m2kv_d128p_w64", Bf16, E5m2, Bf16, 128, 4, 4, false) },
+        Variant { padded: true, ..v("ff_decode_f16_e4m3kv_d128p_m16", F16, E4m3, F16, 128, 1, 1, false) },
+        Variant { padded: true, ..v("ff_decode_f16_e4m3kv_d128p_m8", F16, E4m3, F16, 128, 1, 1, true) },
+        Variant { padded: true, ..v("ff_decode_f16_e4m3kv_d128p_m32", F16, E4m3, F16, 128, 2, 1, false) },
+        Variant { padded: true, ..v("ff_decode_f16_e4m3kv_d128p_w32", F16, E4m3, F16, 128, 2, 2, false) },
+        Variant { padded: true, ..v("ff_decode_f16_e4m3kv_d128p_w64", F16, E4m3, F16, 128, 4, 4, false) },
+        Variant { padded: true, ..v("ff_decode_f16_e5m2kv_d128p_m16", F16, E5m2, F16, 128, 1, 1, false) },
+        Variant { padded: true, ..v("ff_decode_f16_e5m2kv_d128p_m8", F16, E5m2, F16, 128, 1, 1, true) },
+        Variant { padded: true, ..v("ff_decode_f16_e5m2kv_d128p_m32", F16, E5m2, F16, 128, 2, 1, false) },
+        Variant { padded: true, ..v("ff_decode_f16_e5m2kv_d128p_w32", F16, E5m2, F16, 128, 2, 2, false) },
+        Variant { padded: true, ..v("ff_decode_f16_e5m2kv_d128p_w64", F16, E5m2, F16, 128, 4, 4, false) },
         v("ff_decode_bf16_d64_m16", Bf16, Bf16, Bf16, 64, 1, 1, false),
         v("ff_decode_bf16_d64_m8", Bf16, Bf16, Bf16, 64, 1, 1, true),
         v("ff_decode_bf16_d64_m32", Bf16, Bf16, Bf16, 64, 2, 1, false),
@@ -317,8 +337,8 @@ pub struct Variant {
     pub head_dim: u32,
     /// Padded: any head dim up to `head_dim`, a multiple of 16 (Q, K/V and O rows of that
     /// many columns in memory, tiles of `head_dim` columns whose pad is zero; See Note [padded
-    /// head dims] in docs/DESIGN.md); named `_d{head_dim}p`. 16-bit Q and K/V, no wgmma, no
-    /// paired tiles.
+    /// head dims] in docs/DESIGN.md); named `_d{head_dim}p`. 16-bit Q over 16-bit K/V (tiles
+    /// of 64, 128, 256) or an fp8 KV cache (tiles of 128); no wgmma, no paired tiles.
     pub padded: bool,
     /// m16 tiles of packed query rows per CTA.
     pub m_tiles: u32,

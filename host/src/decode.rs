@@ -79,8 +79,9 @@ pub enum ScaleLayout {
 pub struct DecodeConfig {
     pub q_heads: u32,
     pub kv_heads: u32,
-    /// 64, 128 or 256; over 16-bit Q and K/V also any other multiple of 16 up to 256, run in
-    /// the padded variants ([`Self::padded`], See Note [padded head dims] in docs/DESIGN.md).
+    /// 64, 128 or 256; over 16-bit Q also any other multiple of 16 up to 256 (16-bit K/V) or
+    /// 80, 96, 112 (an fp8 KV cache), run in the padded variants ([`Self::padded`], See Note
+    /// [padded head dims] in docs/DESIGN.md).
     pub head_dim: u32,
     /// Tokens per page, any value >= 1.
     pub page_size: u32,
@@ -331,13 +332,15 @@ impl DecodeConfig {
     }
     /// Check the configuration (head dim, head ratio, page size, scale, softcap, splits, m tiles).
     pub fn validate(&self) -> Result<()> {
-        // 64, 128, 256; or, over 16-bit Q and K/V, any multiple of 16 up to 256 (the padded
-        // variants).
-        let sixteen_bit = self.kv_fp8.is_none() && !self.q_fp8;
+        // 64, 128, 256; or, over 16-bit Q, a multiple of 16 up to 256 (16-bit K/V) or 80, 96,
+        // 112 (an fp8 KV cache): the padded variants.
+        let padded_range = match (self.q_fp8, self.kv_fp8) {
+            (false, None) => 16..=256,
+            (false, Some(_)) => 80..=112,
+            (true, _) => 0..=0,
+        };
         if self.padded()
-            && !(sixteen_bit
-                && self.head_dim.is_multiple_of(16)
-                && (16..=256).contains(&self.head_dim))
+            && !(self.head_dim.is_multiple_of(16) && padded_range.contains(&self.head_dim))
         {
             return Err(Error::UnsupportedHeadDim(self.head_dim));
         }
@@ -2197,7 +2200,8 @@ mod tests {
     }
 
     /// Every padded head dim (See Note [padded head dims]) has a `_d{64,128,256}p` variant for
-    /// each layout its tile head dim supports, never a wgmma or paired one.
+    /// each layout its tile head dim supports (over fp8 K/V too at 80-112), never a wgmma or
+    /// paired one.
     #[test]
     fn padded_head_dims_have_variants() {
         let mut checked = 0;
@@ -2208,33 +2212,44 @@ mod tests {
             for dtype in [Dtype16::Bf16, Dtype16::F16] {
                 let mut c = cfg();
                 (c.head_dim, c.dtype) = (head_dim, dtype);
-                assert!(c.validate().is_ok() && c.padded());
                 let tile = c.tile_head_dim();
-                assert!(!wgmma_variant(crate::ModuleArch::Sm90a, &c, 4, 4));
-                assert!(!c.paired_exists(true));
-                for (m, rg, narrow) in [
-                    (1, 1, false),
-                    (1, 1, true),
-                    (2, 1, false),
-                    (2, 2, false),
-                    (4, 4, false),
-                ] {
-                    if !layout_supported(tile, m, rg, narrow) {
-                        continue;
+                // 16-bit K/V, and an fp8 KV cache at 80-112 (tiles of 128).
+                let kvs: &[Option<Fp8Format>] = if tile == 128 {
+                    &[None, Some(Fp8Format::E4m3), Some(Fp8Format::E5m2)]
+                } else {
+                    &[None]
+                };
+                for &kv_fp8 in kvs {
+                    c.kv_fp8 = kv_fp8;
+                    assert!(c.validate().is_ok() && c.padded());
+                    assert!(!wgmma_variant(crate::ModuleArch::Sm90a, &c, 4, 4));
+                    assert!(!c.paired_exists(true));
+                    for (m, rg, narrow) in [
+                        (1, 1, false),
+                        (1, 1, true),
+                        (2, 1, false),
+                        (2, 2, false),
+                        (4, 4, false),
+                    ] {
+                        if !layout_supported(tile, m, rg, narrow) {
+                            continue;
+                        }
+                        let name = kernel_name(&c, m, rg, narrow, false, false);
+                        let v = names::VARIANTS.iter().find(|v| v.name == name).unwrap();
+                        assert!(
+                            v.padded && v.head_dim == tile && !v.wgmma && !v.paired,
+                            "{name}"
+                        );
+                        assert!(name.contains(&format!("_d{tile}p_")), "{name}");
+                        assert_eq!(v.kv, c.operand_types().1, "{name}");
+                        checked += 1;
                     }
-                    let name = kernel_name(&c, m, rg, narrow, false, false);
-                    let v = names::VARIANTS.iter().find(|v| v.name == name).unwrap();
-                    assert!(
-                        v.padded && v.head_dim == tile && !v.wgmma && !v.paired,
-                        "{name}"
-                    );
-                    assert!(name.contains(&format!("_d{tile}p_")), "{name}");
-                    checked += 1;
                 }
             }
         }
-        // 2 dtypes x (16, 32, 48 and 80, 96, 112 in 5 layouts; 144 ..= 240 in 4).
-        assert_eq!(checked, 2 * (3 * 5 + 3 * 5 + 7 * 4));
+        // 2 dtypes x (16, 32, 48 in 5 layouts; 80, 96, 112 in 5 layouts over three K/V
+        // formats; 144 ..= 240 in 4).
+        assert_eq!(checked, 2 * (3 * 5 + 3 * 3 * 5 + 7 * 4));
     }
 
     /// Every mode and head dim at 64 rows per CTA: the wgmma rule picks `_g64` exactly where
@@ -2450,7 +2465,7 @@ mod tests {
             assert!([64, 128, 256].contains(&t) && t >= d && (t == 64 || t / 2 < d));
             for fp8 in [Fp8Format::E4m3, Fp8Format::E5m2] {
                 c.kv_fp8 = Some(fp8);
-                let want = if c.padded() {
+                let want = if c.padded() && !(80..=112).contains(&d) {
                     Err(Error::UnsupportedHeadDim(d))
                 } else {
                     Ok(())

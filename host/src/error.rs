@@ -39,8 +39,8 @@ pub enum Error {
     EmptyBatch,
     /// Head dimension without a kernel.
     #[error(
-        "unsupported head_dim {0}: supported are 64, 128, 256, and over bf16/fp16 Q and K/V \
-         any multiple of 16 up to 256"
+        "unsupported head_dim {0}: supported are 64, 128, 256, and over bf16/fp16 Q any \
+         multiple of 16 up to 256 (bf16/fp16 K/V) or 80, 96, 112 (an fp8 KV cache)"
     )]
     UnsupportedHeadDim(u32),
     /// q_heads is not a positive multiple of kv_heads, or their ratio is 8192 or more.

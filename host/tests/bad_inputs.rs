@@ -22,9 +22,14 @@ fn config_cases() -> Vec<ConfigCase> {
             |r| matches!(r, Err(Error::UnsupportedHeadDim(100))),
         ),
         (
-            "head_dim 96 over an fp8 KV cache (padded head dims are 16-bit only)",
-            |c| (c.head_dim, c.kv_fp8) = (96, Some(Fp8Format::E4m3)),
-            |r| matches!(r, Err(Error::UnsupportedHeadDim(96))),
+            "head_dim 144 over an fp8 KV cache (padded fp8 head dims are 80-112)",
+            |c| (c.head_dim, c.kv_fp8) = (144, Some(Fp8Format::E4m3)),
+            |r| matches!(r, Err(Error::UnsupportedHeadDim(144))),
+        ),
+        (
+            "head_dim 48 over an fp8 KV cache",
+            |c| (c.head_dim, c.kv_fp8) = (48, Some(Fp8Format::E5m2)),
+            |r| matches!(r, Err(Error::UnsupportedHeadDim(48))),
         ),
         (
             "head_dim 96 with all-FP8 inputs",

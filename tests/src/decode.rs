@@ -1508,11 +1508,20 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
 /// bf16 and f16, pages of 1-64 tokens, head ratios 1-16, 1-16 new tokens, softcap, window,
 /// sinks, fixed and automatic splits (cluster merge and combine, whose parts must divide the
 /// odd head dims), ragged lengths with an empty request, NaN-poisoned spare rows (the
-/// generator's), a zero-Q decoy call first in every other case, and HND pages in every third.
+/// generator's), a zero-Q decoy call first in every other case, and HND pages in every third;
+/// over an fp8 KV cache (e4m3, e5m2 under bf16 and f16 Q) at 80-112.
 /// (CUDA graphs at padded head dims: `graph_replay`.)
 fn padded_head_dims(d: &Device) -> CaseResult {
-    use DType::{Bf16, F16};
-    // (head dim, page, group, new tokens, dtype, m tiles)
+    use DType::{Bf16, E4m3, E5m2, F16};
+    // (head dim, page, group, new tokens, dtype, m tiles); then the fp8 KV cases (80-112).
+    let fp8 = [
+        (96, 16, 4, 1, Bf16, E4m3, None),
+        (96, 1, 8, 4, F16, E5m2, None),
+        (80, 3, 12, 16, Bf16, E5m2, Some(4)),
+        (112, 24, 7, 5, Bf16, E4m3, Some(2)),
+        (96, 64, 1, 3, F16, E4m3, Some(1)),
+        (96, 16, 6, 8, Bf16, E4m3, Some(4)),
+    ];
     let cases = [
         (96, 16, 4, 1, Bf16, None),
         (96, 1, 8, 4, F16, None),
@@ -1532,7 +1541,11 @@ fn padded_head_dims(d: &Device) -> CaseResult {
         (176, 3, 3, 1, F16, None),
     ];
     let mut failures = Vec::new();
-    for (i, (head_dim, page, group, q_len, dt, m_tiles)) in cases.into_iter().enumerate() {
+    let all = cases
+        .into_iter()
+        .map(|(d, p, g, q, dt, m)| (d, p, g, q, dt, dt, m))
+        .chain(fp8);
+    for (i, (head_dim, page, group, q_len, dt, kv, m_tiles)) in all.enumerate() {
         let mut c = base(
             head_dim,
             page,
@@ -1540,7 +1553,7 @@ fn padded_head_dims(d: &Device) -> CaseResult {
             q_len,
             vec![0, 1, 97, 600 + 1013 * i as u32],
         );
-        cycle_layout_case(&mut c, i, (dt, dt), 13500);
+        cycle_layout_case(&mut c, i, (dt, kv), 13500);
         c.m_tiles = m_tiles;
         c.decoy_first = i % 2 == 0;
         if i % 3 == 2 {
