@@ -363,6 +363,8 @@ pub fn all_entries() -> impl Iterator<Item = (&'static str, ArchSet)> {
         .chain(decode::VARIANTS.iter().map(|v| {
             let set = if v.wgmma {
                 ArchSet::Sm90aOnly
+            } else if v.padded && v.kv.bytes() == 1 {
+                ArchSet::Sm89Plus
             } else {
                 ArchSet::All
             };

@@ -1509,7 +1509,7 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
 /// sinks, fixed and automatic splits (cluster merge and combine, whose parts must divide the
 /// odd head dims), ragged lengths with an empty request, NaN-poisoned spare rows (the
 /// generator's), a zero-Q decoy call first in every other case, and HND pages in every third;
-/// over an fp8 KV cache (e4m3, e5m2 under bf16 and f16 Q) at 80-112.
+/// over an fp8 KV cache (e4m3, e5m2 under bf16 and f16 Q) at 80-112 (sm_89+ modules).
 /// (CUDA graphs at padded head dims: `graph_replay`.)
 fn padded_head_dims(d: &Device) -> CaseResult {
     use DType::{Bf16, E4m3, E5m2, F16};
@@ -1546,6 +1546,10 @@ fn padded_head_dims(d: &Device) -> CaseResult {
         .map(|(d, p, g, q, dt, m)| (d, p, g, q, dt, dt, m))
         .chain(fp8);
     for (i, (head_dim, page, group, q_len, dt, kv, m_tiles)) in all.enumerate() {
+        if kv != dt && d.arch() == ferroflash::ModuleArch::Sm80 {
+            // The padded fp8 K/V entries are sm_89+ only (`KernelNotInArch` on sm_80).
+            continue;
+        }
         let mut c = base(
             head_dim,
             page,
@@ -1972,9 +1976,16 @@ fn soak(d: &Device) -> CaseResult {
         let (q, kv) = modes[pick(&mut rng, modes.len())];
         let requests = 1 + pick(&mut rng, 5);
         let c = DecodeCase {
-            // A padded head dim (any multiple of 16 up to 256) for one 16-bit case in four.
+            // A padded head dim for one case in four: any multiple of 16 up to 256 over 16-bit
+            // Q and K/V, 80, 96 or 112 over an fp8 KV cache under a 16-bit Q (sm_89+).
             head_dim: if !kv.is_fp8() && pick(&mut rng, 4) == 0 {
                 16 * (1 + pick(&mut rng, 16))
+            } else if kv.is_fp8()
+                && !q.is_fp8()
+                && d.arch() != ferroflash::ModuleArch::Sm80
+                && pick(&mut rng, 4) == 0
+            {
+                [80, 96, 112][pick(&mut rng, 3)]
             } else {
                 [64, 128, 256][pick(&mut rng, 3)]
             },
