@@ -95,7 +95,9 @@ pub fn arch_set_of(entry: &str) -> Option<ArchSet> {
 pub const fn needs(set: ArchSet) -> &'static str {
     match set {
         ArchSet::All => "sm_80",
-        ArchSet::Sm89Plus => "sm_89+ (fp8)",
+        ArchSet::Sm89Plus => {
+            "the sm_90a or sm_100a module (fp8 instructions; sm_8x GPUs load the sm_80 module)"
+        }
         ArchSet::Sm90aOnly => "sm_90a (wgmma)",
         ArchSet::Sm100aOnly => "sm_100a (tcgen05)",
     }

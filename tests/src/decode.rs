@@ -1509,18 +1509,22 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
 /// sinks, fixed and automatic splits (cluster merge and combine, whose parts must divide the
 /// odd head dims), ragged lengths with an empty request, NaN-poisoned spare rows (the
 /// generator's), a zero-Q decoy call first in every other case, and HND pages in every third;
-/// over an fp8 KV cache (e4m3, e5m2 under bf16 and f16 Q) at 80-112 (sm_89+ modules).
+/// over an fp8 KV cache (e4m3, e5m2 under bf16 and f16 Q) at 80-112 in each of its five
+/// layouts (sm_90a and sm_100a modules).
 /// (CUDA graphs at padded head dims: `graph_replay`.)
 fn padded_head_dims(d: &Device) -> CaseResult {
     use DType::{Bf16, E4m3, E5m2, F16};
-    // (head dim, page, group, new tokens, dtype, m tiles); then the fp8 KV cases (80-112).
+    // (head dim, page, group, new tokens, dtype, m tiles); then the fp8 KV cases (80-112) with
+    // (.., Q type, K/V type, m tiles, row split, the layout they must run).
     let fp8 = [
-        (96, 16, 4, 1, Bf16, E4m3, None),
-        (96, 1, 8, 4, F16, E5m2, None),
-        (80, 3, 12, 16, Bf16, E5m2, Some(4)),
-        (112, 24, 7, 5, Bf16, E4m3, Some(2)),
-        (96, 64, 1, 3, F16, E4m3, Some(1)),
-        (96, 16, 6, 8, Bf16, E4m3, Some(4)),
+        (96, 16, 4, 1, Bf16, E4m3, None, None, "m8"),
+        (96, 1, 8, 4, F16, E5m2, None, None, "w32"),
+        (80, 3, 12, 16, Bf16, E5m2, Some(4), None, "w64"),
+        (112, 24, 7, 5, Bf16, E4m3, Some(2), None, "w32"),
+        (96, 64, 1, 3, F16, E4m3, Some(1), None, "m8"),
+        (96, 16, 6, 8, Bf16, E4m3, Some(4), None, "w64"),
+        (96, 16, 8, 4, F16, E4m3, Some(2), Some(false), "m32"),
+        (112, 3, 4, 3, Bf16, E5m2, None, None, "m16"),
     ];
     let cases = [
         (96, 16, 4, 1, Bf16, None),
@@ -1543,11 +1547,11 @@ fn padded_head_dims(d: &Device) -> CaseResult {
     let mut failures = Vec::new();
     let all = cases
         .into_iter()
-        .map(|(d, p, g, q, dt, m)| (d, p, g, q, dt, dt, m))
+        .map(|(d, p, g, q, dt, m)| (d, p, g, q, dt, dt, m, None, ""))
         .chain(fp8);
-    for (i, (head_dim, page, group, q_len, dt, kv, m_tiles)) in all.enumerate() {
+    for (i, (head_dim, page, group, q_len, dt, kv, m_tiles, row_split, layout)) in all.enumerate() {
         if kv != dt && d.arch() == ferroflash::ModuleArch::Sm80 {
-            // The padded fp8 K/V entries are sm_89+ only (`KernelNotInArch` on sm_80).
+            // The padded fp8 K/V entries are not in the sm_80 module (`KernelNotInArch`).
             continue;
         }
         let mut c = base(
@@ -1559,12 +1563,13 @@ fn padded_head_dims(d: &Device) -> CaseResult {
         );
         cycle_layout_case(&mut c, i, (dt, kv), 13500);
         c.m_tiles = m_tiles;
+        c.row_split = row_split;
         c.decoy_first = i % 2 == 0;
         if i % 3 == 2 {
             c.kv_layout = KvLayout::Hnd;
         }
         let tile = [64, 128, 256].into_iter().find(|&t| t >= head_dim).unwrap();
-        let want = format!("_d{tile}p_");
+        let want = format!("_d{tile}p_{layout}");
         if let Err(e) =
             run_case_expecting(d, &c, &format!("a {want} kernel"), |r| r.contains(&want))
         {
@@ -1977,7 +1982,7 @@ fn soak(d: &Device) -> CaseResult {
         let requests = 1 + pick(&mut rng, 5);
         let c = DecodeCase {
             // A padded head dim for one case in four: any multiple of 16 up to 256 over 16-bit
-            // Q and K/V, 80, 96 or 112 over an fp8 KV cache under a 16-bit Q (sm_89+).
+            // Q and K/V, 80, 96 or 112 over an fp8 KV cache under a 16-bit Q (not in the sm_80 module).
             head_dim: if !kv.is_fp8() && pick(&mut rng, 4) == 0 {
                 16 * (1 + pick(&mut rng, 16))
             } else if kv.is_fp8()
