@@ -21,6 +21,6 @@ sanitize memcheck decode/padded
 timeout 60 $T timeline > $R/t-timeline.log 2>&1; save "timeline rc $? ($(grep -E 'passed,' $R/t-timeline.log))"
 timeout 60 $T back_to_back > $R/t-b2b.log 2>&1; save "back_to_back rc $? ($(grep -E 'passed,' $R/t-b2b.log))"
 ab 2
-[ $((SECONDS-start)) -lt $((LIMIT-240)) ] && { FF_SOAK_LAUNCHES=3000 timeout 80 $T soak > $R/soak.log 2>&1; save "soak rc $? ($(grep -E 'passed,' $R/soak.log))"; }
+[ $((SECONDS-start)) -lt $((LIMIT-90)) ] && { FF_SOAK_LAUNCHES=3000 timeout 80 $T soak > $R/soak.log 2>&1; save "soak rc $? ($(grep -E 'passed,' $R/soak.log))"; }
 sanitize racecheck decode/padded
 sanitize initcheck decode/padded
