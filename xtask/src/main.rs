@@ -244,6 +244,12 @@ const KNOWN_SPILLS: &[(&str, &str, u32)] = &[
     ("sm_90a", "ff_decode_f16_e5m2kv_d128p_m8", 28),
     ("sm_100a", "ff_decode_bf16_d256p_w32", 24),
     ("sm_100a", "ff_decode_f16_d256p_w32", 24),
+    // The padded row-split variants on sm_100a after change 138 (the last pad block's GEMM
+    // steps skipped): 8 bytes at the 168-register cap (sm_100a is compile-checked only).
+    ("sm_100a", "ff_decode_bf16_d128p_w32", 8),
+    ("sm_100a", "ff_decode_f16_d128p_w32", 8),
+    ("sm_100a", "ff_decode_bf16_d128p_w64", 8),
+    ("sm_100a", "ff_decode_f16_d128p_w64", 8),
     ("sm_80", "ff_decode_bf16_e4m3kv_d256_w64", 512),
     ("sm_80", "ff_decode_f16_e4m3kv_d256_w64", 512),
     ("sm_80", "ff_decode_e4m3_d256_w64", 512),

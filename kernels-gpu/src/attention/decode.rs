@@ -597,6 +597,18 @@ fn in_row<const D: usize>(b: &Block, d: u32) -> bool {
     b.dm == D as u32 || d < b.dm
 }
 
+/// Whether the last 32 tile columns are all pad (`b.dm <= D - 32`, padded variants only): the
+/// mma.sync consumers then skip the GEMM steps of that block (one K load of S = Q·Kᵀ, one V
+/// load of O += P·V), whose Q, K and V columns are zero: a quarter of them at head dims 80 and
+/// 96. Tested once per consumer, and only at the last block (the others of a `_d{64,128}p`
+/// tile always hold real columns). Not at `D = 256` (an eighth at most, and its row-split
+/// variants, at the register cap, spilled 16-40 more bytes); constant false where
+/// `b.dm == D`. (See Note [padded head dims] in docs/DESIGN.md.)
+#[inline(always)]
+fn trim_last_block<const D: usize>(b: &Block) -> bool {
+    D <= 128 && b.dm + 32 <= D as u32
+}
+
 /// Token index (within the request) of local packed row `lr`, and whether it is a real row.
 #[inline(always)]
 fn row_token(p: &DecodeParams, b: &Block, lr: u32) -> (u32, bool) {
@@ -916,6 +928,7 @@ unsafe fn consumer<
     let mask: [[RowMask; 2]; MT] = core::array::from_fn(|mt| core::array::from_fn(|h| rs.mask(p, b, row_of(mt, h))));
 
     let mut acc = [[[0f32; 4]; NT]; MT];
+    let trim = trim_last_block::<D>(b);
     let mut m_run = [[f32::NEG_INFINITY; 2]; MT];
     let mut l_run = [[0f32; 2]; MT];
 
@@ -941,6 +954,9 @@ unsafe fn consumer<
         // each Q fragment is read once per k step and used for all RG key blocks.
         let mut sc = [[[0f32; 4]; NJ]; MT];
         for kb in 0..KS / 2 {
+            if kb + 1 == KS / 2 && trim {
+                continue;
+            }
             // SAFETY: full warp; inside the stage.
             let kf: [_; RG] = core::array::from_fn(|r| unsafe { O::K::k_frags::<O::EQ>(k_tile, key_base + KEYS_PER_WARP * r as u32, kb as u32, lane) });
             for ks in 0..2 {
@@ -987,6 +1003,9 @@ unsafe fn consumer<
 
         // O += P·V: four output n-tiles (32 dims) per V load, one k16 step per 16 keys.
         for db in 0..NT / 4 {
+            if db + 1 == NT / 4 && trim {
+                continue;
+            }
             for r in 0..RG {
                 // SAFETY: full warp; inside the stage.
                 let vf = unsafe { O::K::v_frags(v_tile, key_base + KEYS_PER_WARP * r as u32, db as u32, lane) };
@@ -1386,6 +1405,7 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     let mut m_run = [f32::NEG_INFINITY; 2];
     let mut l_run = [0f32; 2];
     let key_base = 16 * warp;
+    let trim = trim_last_block::<D>(b);
 
     // Tiles per step: 2 in the paired variants (`PAIRED`, fp8 d128: two 16 KiB stages hold the
     // bytes of one 16-bit stage), so each warp runs two independent 16-key chains per step and
@@ -1407,7 +1427,7 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
         };
 
         // SAFETY (both): full warp; tile t (+ 1) waited for, after `stage_q`.
-        let scores = |k_tile: SwizzledTile, tile: u32| unsafe { narrow_scores::<O, KS>(p, b, &rs, &xf, &mask, s_q, k_tile, tile, key_base, lane) };
+        let scores = |k_tile: SwizzledTile, tile: u32| unsafe { narrow_scores::<O, KS>(trim, p, b, &rs, &xf, &mask, s_q, k_tile, tile, key_base, lane) };
         // A missing second tile's scores are -inf: its P is 0 and its P·V skipped.
         let sc0 = scores(k0, t);
         let sc1 = if two { scores(k1, t + 1) } else { [f32::NEG_INFINITY; 4] };
@@ -1442,9 +1462,9 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
             }
         }
         // SAFETY (both): full warp; inside the stages.
-        unsafe { narrow_pv::<O, KS>(&mut acc, v0, &p0, key_base, lane) };
+        unsafe { narrow_pv::<O, KS>(trim, &mut acc, v0, &p0, key_base, lane) };
         if two {
-            unsafe { narrow_pv::<O, KS>(&mut acc, v1, &p1, key_base, lane) };
+            unsafe { narrow_pv::<O, KS>(trim, &mut acc, v1, &p1, key_base, lane) };
         }
         // SAFETY: this thread's reads of the stages are done.
         unsafe {
@@ -1498,13 +1518,14 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
 
 /// Sᵀ = K·Qᵀ of a narrow consumer warp over its 16 keys (from `key_base`) of tile `tile`,
 /// masked and capped in the units of [`mask_scores_narrow`]; element e: key g + 8 (e / 2), row
-/// 2t + e % 2.
+/// 2t + e % 2. `trim`: [`trim_last_block`].
 ///
 /// # Safety
 /// Full warp; tile `tile` waited for and in `k_tile`; after `stage_q` (`s_q`).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 unsafe fn narrow_scores<O: Operands, const KS: usize>(
+    trim: bool,
     p: &DecodeParams,
     b: &Block,
     rs: &RowSetup,
@@ -1520,6 +1541,9 @@ unsafe fn narrow_scores<O: Operands, const KS: usize>(
     let mi = lane / 8;
     let mut x = [0f32; 4];
     for kb in 0..KS / 2 {
+        if kb + 1 == KS / 2 && trim {
+            continue;
+        }
         // SAFETY: full warp; inside the stage and the Q tile (rows 0-7, the chunks of k steps
         // 2 kb and 2 kb + 1: B fragments [b0, b1] of each).
         unsafe {
@@ -1542,16 +1566,19 @@ unsafe fn narrow_scores<O: Operands, const KS: usize>(
 }
 
 /// Oᵀ += Vᵀ·Pᵀ of a narrow consumer warp over its 16 keys of one tile: two m16 output tiles
-/// (32 dims) per V load. `pr`: P of [`narrow_scores`]' elements.
+/// (32 dims) per V load. `pr`: P of [`narrow_scores`]' elements; `trim`: [`trim_last_block`].
 ///
 /// # Safety
 /// Full warp; the tile waited for and in `v_tile`.
 #[inline(always)]
-unsafe fn narrow_pv<O: Operands, const KS: usize>(acc: &mut [[f32; 4]; KS], v_tile: SwizzledTile, pr: &[f32; 4], key_base: u32, lane: u32) {
+unsafe fn narrow_pv<O: Operands, const KS: usize>(trim: bool, acc: &mut [[f32; 4]; KS], v_tile: SwizzledTile, pr: &[f32; 4], key_base: u32, lane: u32) {
     // Pᵀ (keys g | g + 8; rows 2t, 2t + 1) -> B fragment (keys 2t, 2t + 1 | + 8; row g).
     // SAFETY: full warp.
     let pb = unsafe { [movmatrix_trans_b16(O::EV::pack(pr[0], pr[1])), movmatrix_trans_b16(O::EV::pack(pr[2], pr[3]))] };
     for db in 0..KS / 2 {
+        if db + 1 == KS / 2 && trim {
+            continue;
+        }
         // SAFETY: full warp; inside the stage.
         let vf = unsafe { O::K::v_frags(v_tile, key_base, db as u32, lane) };
         for h in 0..2 {
