@@ -18,3 +18,8 @@ run narrow-off $B --narrow off
 run main2 $B
 run noef2 $NE
 run hnd-noef $NE --kv-layout hnd
+# W1-W6, main and 139, while time remains (on any card)
+for x in main noef; do
+  bin=$B; [ $x = noef ] && bin=$NE
+  rem=$((LIMIT - (SECONDS - start))); [ $rem -gt 45 ] && { timeout 40 $bin bench --rot-gib 2 > $R/bench-w-$x.log 2>&1; save "bench W $x rc $?"; }
+done
