@@ -2,7 +2,7 @@
 # Session 58 call c (branch exp/138-pad-skip): change 138's padded case, `check`, an A/B
 # against call a's ferroflash (carried as ferroflash-base.xz; exp/137 with its flag off), the
 # last suite cases call a did not reach, soak, sanitizers; in order of need (the tool may cut it). Copy as target/bundle/call.sh with
-# padfp8.toml and padded.toml beside it; carry ["target/bundle"].
+# ../a/padfp8.toml and ../a/padded.toml beside it; carry ["target/bundle"].
 . "$(dirname "$0")/call-lib.sh" s58c
 timeout 60 $T padded > $R/t-padded.log 2>&1; save "padded rc $? ($(grep -E 'passed,' $R/t-padded.log))"
 for f in padfp8 padded; do
