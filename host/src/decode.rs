@@ -342,7 +342,8 @@ impl DecodeConfig {
     /// Whether a plan whose variant is `narrow` has a paired one to choose (see
     /// [`DecodeConfig::paired_tiles`]).
     fn paired_exists(&self, narrow: bool) -> bool {
-        narrow && paired_supported(self.head_dim, self.operand_types().1.bytes())
+        // (No padded paired variants: not in the kv-head-pair view either.)
+        narrow && !self.padded() && paired_supported(self.head_dim, self.operand_types().1.bytes())
     }
     /// Whether `head_dim` runs in the padded variants (`_d{64,128,256}p`, See Note [padded
     /// head dims] in docs/DESIGN.md): any validated head dim but 64, 128 and 256, and the
@@ -1116,7 +1117,9 @@ fn wgmma_variant(
     row_groups: u32,
 ) -> bool {
     let (q, kv, _) = cfg.operand_types();
+    // (No padded wgmma variants: not in the kv-head-pair view either.)
     cfg.wgmma != Some(false)
+        && !cfg.padded()
         && arch == crate::ModuleArch::Sm90a
         && (m_tiles, row_groups) == (4, 4)
         && wgmma_supported(cfg.head_dim, q.bytes(), kv.bytes())
@@ -2381,7 +2384,10 @@ mod tests {
                                 if !layout_supported(v.tile_head_dim(), m, rg, narrow) {
                                     continue;
                                 }
-                                let name = kernel_name(&v, m, rg, narrow, false, false);
+                                // The variant choice of `DecodePlan::variant`: no wgmma or paired
+                                // tiles at padded views.
+                                let (wg, pt) = (wgmma_variant(arch, &v, m, rg), v.paired_exists(narrow));
+                                let name = kernel_name(&v, m, rg, narrow, wg, pt);
                                 let var = names::VARIANTS.iter().find(|x| x.name == name).unwrap();
                                 let set = ferroflash_contract::names::all_entries().find(|e| e.0 == name).unwrap().1;
                                 assert!(var.padded && arch.carries(set), "{name} on {arch:?}");
