@@ -61,6 +61,12 @@ pub enum Dtype16 {
 
 pub use ferroflash_contract::fp8::Fp8Format;
 
+/// Tiles (64 keys of one kv head) per SM from which the automatic kv-head-pair rule pairs
+/// fp8 K/V whose pair has 9-16 packed rows ([`DecodeConfig::kernel_view`]): between the 16
+/// per SM where pairing measured 8% slower and the 496 where it measured 27% faster (session
+/// 60, H100; the boundary between them is not measured).
+pub const PAIR_FP8_MIN_TILES_PER_SM: u64 = 64;
+
 /// Layout of the `q_scale` / `k_scale` / `v_scale` tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ScaleLayout {
@@ -189,7 +195,9 @@ pub struct DecodeConfig {
     /// head's columns beside zeros), so that a CTA's copies are runs of `2 head_dim` elements
     /// instead of rows that share 128-byte lines with the next kv head's. `None` (default) =
     /// automatic: where a K/V row is not a multiple of 128 bytes (an fp8 cache at head dim 64,
-    /// 16-bit ones at 32, 48, 80, 96, 112) and the pair's packed rows fit one CTA;
+    /// 16-bit ones at 32, 48, 80, 96, 112) and the pair's packed rows fit one CTA (over fp8
+    /// K/V: eight rows, or sixteen on batches of [`PAIR_FP8_MIN_TILES_PER_SM`] tiles per SM,
+    /// See [`DecodeConfig::kernel_view`]);
     /// `Some(true)` wherever a kernel exists for it ([`DecodeConfig::kv_pairs_possible`]);
     /// `Some(false)` never.
     pub kv_head_pairs: Option<bool>,
@@ -271,16 +279,40 @@ impl DecodeConfig {
                 .is_none_or(|m| layout_supported(tile, m, self.row_groups_for(m), false))
     }
     /// The config the kernels run for a batch whose largest (request, kv head) has
-    /// `max_rows` packed rows: this one, or its kv-head-pair view (See Note [kv-head pairs] in
-    /// docs/DESIGN.md) where [`DecodeConfig::kv_head_pairs`] asks for it and a kernel exists:
-    /// half the kv heads at twice the head dim (so twice the head ratio), the softmax scale of
-    /// the real head dim, the padded variants. Q, O, the pools and the scale tables keep the
-    /// user's shapes ([`DecodePlan::config`] is the user's config).
-    pub fn kernel_view(&self, arch: crate::ModuleArch, max_rows: u32) -> DecodeConfig {
+    /// `max_rows` packed rows and whose keys make `kv_tiles` 64-key tiles over all kv heads
+    /// ([`crate::plan::batch_kv_tiles`]) on `sm_count` SMs: this one, or its kv-head-pair view
+    /// (See Note [kv-head pairs] in docs/DESIGN.md) where [`DecodeConfig::kv_head_pairs`] asks
+    /// for it and a kernel exists: half the kv heads at twice the head dim (so twice the head
+    /// ratio), the softmax scale of the real head dim, the padded variants. Q, O, the pools
+    /// and the scale tables keep the user's shapes ([`DecodePlan::config`] is the user's
+    /// config).
+    ///
+    /// The automatic rule: rows not a multiple of 128 bytes, no `m_tiles` override, and the
+    /// pair's rows within one CTA (64), over fp8 K/V within the narrow consumers' 8, or 16 where
+    /// the batch has [`PAIR_FP8_MIN_TILES_PER_SM`] tiles per SM. Measured (docs/perf.md,
+    /// session 60, H100): fp8 d64 at 1 or 4 rows -7..30%, at 8 rows -27% on 496 tiles per SM
+    /// and +8% on 16 (the 16-row fp8 consumer costs more per tile than the narrow one, which
+    /// only a long batch's line savings repay), at 32 rows +1.4%; 16-bit d80 / d96 at 1-16
+    /// rows -7..17%.
+    pub fn kernel_view(
+        &self,
+        arch: crate::ModuleArch,
+        max_rows: u32,
+        kv_tiles: u64,
+        sm_count: u32,
+    ) -> DecodeConfig {
         let misaligned = !(self.head_dim * self.operand_types().1.bytes()).is_multiple_of(128);
+        let rows_ok = match self.kv_fp8 {
+            None => 2 * max_rows <= 4 * M_TILE_ROWS,
+            Some(_) => {
+                2 * max_rows <= M_TILE_ROWS / 2
+                    || (2 * max_rows <= M_TILE_ROWS
+                        && kv_tiles >= PAIR_FP8_MIN_TILES_PER_SM * sm_count as u64)
+            }
+        };
         let want = match self.kv_head_pairs {
             Some(w) => w,
-            None => misaligned && 2 * max_rows <= 4 * M_TILE_ROWS && self.m_tiles.is_none(),
+            None => misaligned && rows_ok && self.m_tiles.is_none(),
         };
         if !(want && self.kv_pairs_possible(arch)) {
             return self.clone();
@@ -1172,7 +1204,8 @@ impl DecodePlan {
         let q_lens = tables.validate(cfg)?;
         let user = cfg;
         let max_rows = q_lens.iter().max().unwrap_or(&0) * (cfg.q_heads / cfg.kv_heads);
-        let cfg = &cfg.kernel_view(dev.arch(), max_rows);
+        let tiles = crate::plan::batch_kv_tiles(tables.kv_lens, cfg.kv_heads);
+        let cfg = &cfg.kernel_view(dev.arch(), max_rows, tiles, dev.caps().sm_count);
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = q_lens.iter().map(|q| q * group).max().unwrap_or(0);
         let kv_tiles = crate::plan::batch_kv_tiles(tables.kv_lens, cfg.kv_heads);
@@ -1279,7 +1312,16 @@ impl DecodePlan {
         // A capacity past the kernels' row index could never run.
         check_row_index("max_requests", cap.max_tokens(), cfg.q_heads)?;
         let user = cfg;
-        let cfg = &cfg.kernel_view(dev.arch(), cap.max_new_tokens * (cfg.q_heads / cfg.kv_heads));
+        // (By the capacity: every page entry full.)
+        let tiles = (cap.max_page_entries as u64 * cfg.page_size as u64)
+            .div_ceil(KV_TILE_TOKENS as u64)
+            * cfg.kv_heads as u64;
+        let cfg = &cfg.kernel_view(
+            dev.arch(),
+            cap.max_new_tokens * (cfg.q_heads / cfg.kv_heads),
+            tiles,
+            dev.caps().sm_count,
+        );
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = cap.max_new_tokens * group;
         // The most keys the page table can hold, per kv head.
@@ -2356,40 +2398,89 @@ mod tests {
         for arch in ModuleArch::ALL {
             for head_dim in (16..=256).step_by(16) {
                 for kv_fp8 in [None, Some(Fp8Format::E4m3), Some(Fp8Format::E5m2)] {
-                    for (kv_heads, layout) in [(8, KvLayout::Nhd), (3, KvLayout::Nhd), (2, KvLayout::Hnd), (2, KvLayout::Nhd)] {
-                        let mut c = DecodeConfig::new(4 * kv_heads, kv_heads, head_dim, 16, 10, Dtype16::Bf16);
+                    for (kv_heads, layout) in [
+                        (8, KvLayout::Nhd),
+                        (3, KvLayout::Nhd),
+                        (2, KvLayout::Hnd),
+                        (2, KvLayout::Nhd),
+                    ] {
+                        let mut c = DecodeConfig::new(
+                            4 * kv_heads,
+                            kv_heads,
+                            head_dim,
+                            16,
+                            10,
+                            Dtype16::Bf16,
+                        );
                         (c.kv_fp8, c.kv_layout) = (kv_fp8, layout);
                         if c.validate().is_err() {
                             continue;
                         }
                         let possible = c.kv_pairs_possible(arch);
-                        let fp8_ok = kv_fp8.is_none() || (head_dim == 64 && arch != ModuleArch::Sm80);
-                        assert_eq!(possible, layout == KvLayout::Nhd && kv_heads % 2 == 0 && head_dim <= 128 && fp8_ok, "{c:?} {arch:?}");
+                        let fp8_ok =
+                            kv_fp8.is_none() || (head_dim == 64 && arch != ModuleArch::Sm80);
+                        assert_eq!(
+                            possible,
+                            layout == KvLayout::Nhd
+                                && kv_heads % 2 == 0
+                                && head_dim <= 128
+                                && fp8_ok,
+                            "{c:?} {arch:?}"
+                        );
                         let row_bytes = head_dim * c.operand_types().1.bytes();
-                        for (rows, want) in [(4, None), (32, None), (33, None), (40, Some(true)), (4, Some(false))] {
+                        // (rows, tiles per SM on 132 SMs, kv_head_pairs)
+                        for (rows, per_sm, want) in [
+                            (4, 1, None),
+                            (8, 63, None),
+                            (8, 64, None),
+                            (32, 64, None),
+                            (33, 64, None),
+                            (40, 1, Some(true)),
+                            (4, 1, Some(false)),
+                        ] {
                             c.kv_head_pairs = want;
-                            let v = c.kernel_view(arch, rows);
-                            let expect = possible && want.unwrap_or(row_bytes % 128 != 0 && rows <= 32);
+                            let v = c.kernel_view(arch, rows, per_sm * 132, 132);
+                            let rows_ok = match kv_fp8 {
+                                None => rows <= 32,
+                                Some(_) => {
+                                    rows <= 4 || (rows <= 8 && per_sm >= PAIR_FP8_MIN_TILES_PER_SM)
+                                }
+                            };
+                            let expect = possible
+                                && want.unwrap_or(!row_bytes.is_multiple_of(128) && rows_ok);
                             assert_eq!(v.is_kv_pair_view(), expect, "{c:?} rows {rows}");
                             if !expect {
                                 assert_eq!(v, c);
                                 continue;
                             }
                             paired += 1;
-                            assert_eq!((v.kv_heads, v.head_dim, v.q_heads), (kv_heads / 2, 2 * head_dim, c.q_heads));
+                            assert_eq!(
+                                (v.kv_heads, v.head_dim, v.q_heads),
+                                (kv_heads / 2, 2 * head_dim, c.q_heads)
+                            );
                             assert_eq!(v.score_scales(), c.score_scales());
                             assert_eq!(v.pool_elems(), c.pool_elems());
                             assert!(v.padded() && !v.kv_pairs_possible(arch));
-                            for (m, rg, narrow) in [(1, 1, false), (1, 1, true), (2, 1, false), (2, 2, false), (4, 4, false)] {
+                            for (m, rg, narrow) in [
+                                (1, 1, false),
+                                (1, 1, true),
+                                (2, 1, false),
+                                (2, 2, false),
+                                (4, 4, false),
+                            ] {
                                 if !layout_supported(v.tile_head_dim(), m, rg, narrow) {
                                     continue;
                                 }
                                 // The variant choice of `DecodePlan::variant`: no wgmma or paired
                                 // tiles at padded views.
-                                let (wg, pt) = (wgmma_variant(arch, &v, m, rg), v.paired_exists(narrow));
+                                let (wg, pt) =
+                                    (wgmma_variant(arch, &v, m, rg), v.paired_exists(narrow));
                                 let name = kernel_name(&v, m, rg, narrow, wg, pt);
                                 let var = names::VARIANTS.iter().find(|x| x.name == name).unwrap();
-                                let set = ferroflash_contract::names::all_entries().find(|e| e.0 == name).unwrap().1;
+                                let set = ferroflash_contract::names::all_entries()
+                                    .find(|e| e.0 == name)
+                                    .unwrap()
+                                    .1;
                                 assert!(var.padded && arch.carries(set), "{name} on {arch:?}");
                             }
                         }
@@ -2398,9 +2489,10 @@ mod tests {
             }
         }
         // Per arch: 16-bit at 16..=128 (8 head dims) x two NHD even-kv-head shapes x the
-        // cases that pair (misaligned: 3 of 5; aligned 64 and 128: 1 of 5), and fp8 at 64
-        // (64-byte rows, 3 of 5) on sm_90a / sm_100a (2 formats x 2 shapes).
-        assert_eq!(paired, 3 * 2 * (6 * 3 + 2) + 2 * 2 * 2 * 3);
+        // cases that pair (misaligned: 5 of 7; aligned 64 and 128: 1 of 7), and fp8 at 64
+        // (64-byte rows: 4, 8 at 64 per SM, forced; 3 of 7) on sm_90a / sm_100a (2 formats x
+        // 2 shapes).
+        assert_eq!(paired, 3 * 2 * (6 * 5 + 2) + 2 * 2 * 2 * 3);
     }
 
     /// Every mode and head dim at 64 rows per CTA: the wgmma rule picks `_g64` exactly where

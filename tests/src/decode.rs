@@ -1617,9 +1617,15 @@ fn kv_head_pairs(d: &Device) -> CaseResult {
         (64, 16, 4, 4, 4, Bf16, Bf16, Splits::Auto),
         (128, 16, 4, 2, 1, F16, F16, Splits::Auto),
     ];
-    let layouts = [ScaleLayout::PerTensor, ScaleLayout::PerKvHead, ScaleLayout::PerRequestKvHead];
+    let layouts = [
+        ScaleLayout::PerTensor,
+        ScaleLayout::PerKvHead,
+        ScaleLayout::PerRequestKvHead,
+    ];
     let mut failures = Vec::new();
-    for (i, (head_dim, page, kv_heads, group, q_len, dt, kv, splits)) in cases.into_iter().enumerate() {
+    for (i, (head_dim, page, kv_heads, group, q_len, dt, kv, splits)) in
+        cases.into_iter().enumerate()
+    {
         if kv.is_fp8() && d.arch() == ferroflash::ModuleArch::Sm80 {
             // The padded fp8 K/V entries are not in the sm_80 module (`KernelNotInArch`).
             continue;
@@ -1643,7 +1649,9 @@ fn kv_head_pairs(d: &Device) -> CaseResult {
         // Every layout (the 16-bit cases too): the pair's kv heads read their own entries.
         c.scales = Some(layouts[i % 3]);
         c.decoy_first = i % 2 == 0;
-        if let Err(e) = run_case_expecting(d, &c, "the kv-head-pair view", |r| r.contains("kv pairs true")) {
+        if let Err(e) = run_case_expecting(d, &c, "the kv-head-pair view", |r| {
+            r.contains("kv pairs true")
+        }) {
             failures.push(format!("case {i}: {e}"));
         }
     }
@@ -2757,7 +2765,10 @@ fn graph_replay_with(
     cfg.kv_head_pairs = Some(pairs);
     let mut plan = DecodePlan::for_graphs(d, &cfg, cap).map_err(|e| e.to_string())?;
     if plan.kernel_config().is_kv_pair_view() != pairs {
-        return Err(format!("graph plan kv-head pairs {}, expected {pairs}", plan.kernel_config().is_kv_pair_view()));
+        return Err(format!(
+            "graph plan kv-head pairs {}, expected {pairs}",
+            plan.kernel_config().is_kv_pair_view()
+        ));
     }
     if clustered && plan.launch_cluster() != clusters.unwrap().1 {
         return Err(format!(
