@@ -243,6 +243,8 @@ pub struct Knobs {
     pub narrow_rows: Option<bool>,
     /// `--paired auto|on|off`.
     pub paired_tiles: Option<bool>,
+    /// `--kv-pairs auto|on|off`.
+    pub kv_head_pairs: Option<bool>,
     /// `--early-kv on|off`.
     pub early_kv: bool,
     /// `--kv-layout nhd|hnd`.
@@ -279,6 +281,7 @@ impl Default for Knobs {
             combine_parts: c.combine_parts,
             narrow_rows: c.narrow_rows,
             paired_tiles: c.paired_tiles,
+            kv_head_pairs: c.kv_head_pairs,
             early_kv: c.early_kv,
             kv_layout: c.kv_layout,
             paged_probe: None,
@@ -341,6 +344,7 @@ impl Case {
         cfg.combine_parts = knobs.combine_parts;
         cfg.narrow_rows = knobs.narrow_rows;
         cfg.paired_tiles = knobs.paired_tiles;
+        cfg.kv_head_pairs = knobs.kv_head_pairs;
         cfg.graph_cluster = knobs.graph_cluster;
         cfg.early_kv = knobs.early_kv;
         cfg.kv_layout = knobs.kv_layout;
@@ -837,8 +841,13 @@ fn plan_note(dev: &Device, c: &Case, ceil: Ceilings) -> (String, f64) {
                 lc => format!(" in groups of {n} (clusters of {lc})"),
             },
         },
-        c.plans[0].kernel()
+        c.plans[0].kernel(),
     );
+    let note = if c.plans[0].kernel_config().is_kv_pair_view() {
+        format!("{note} (kv-head pairs)")
+    } else {
+        note
+    };
     (note, model_us)
 }
 

@@ -100,6 +100,11 @@ enum Cmd {
         /// 0.8 of the four-CTA wave), `on` or `off`.
         #[arg(long, default_value = "auto")]
         paired: String,
+        /// Kv-head pairs over NHD pages (two adjacent kv heads read as one row of twice the
+        /// head dim): `auto` (the library's choice: rows not a multiple of 128 bytes whose
+        /// pair's packed rows fit one CTA), `on` (wherever a kernel exists) or `off`.
+        #[arg(long, default_value = "auto")]
+        kv_pairs: String,
         /// Early K/V tiles (`DecodeConfig::early_kv`): `on` (the library's default) copies the
         /// K/V tiles before each request's new tokens before the dependency on the previous
         /// call, `off` reads no K/V before it.
@@ -190,6 +195,7 @@ fn main() {
             combine_parts,
             narrow,
             paired,
+            kv_pairs,
             early_kv,
             kv_layout,
             timeline,
@@ -225,6 +231,7 @@ fn main() {
                 auto_or_number("--combine-parts", &combine_parts, "auto or a number");
             let narrow_rows = auto_on_off("--narrow", &narrow);
             let paired_tiles = auto_on_off("--paired", &paired);
+            let kv_head_pairs = auto_on_off("--kv-pairs", &kv_pairs);
             let graph_cluster = match graph_cluster.as_str() {
                 "off" => Ok(Some(0)),
                 v => auto_or_number("--graph-cluster", v, "auto, off or a number"),
@@ -256,6 +263,7 @@ fn main() {
                     combine_parts: combine_parts?,
                     narrow_rows: narrow_rows?,
                     paired_tiles: paired_tiles?,
+                    kv_head_pairs: kv_head_pairs?,
                     early_kv: early_kv?,
                     kv_layout: kv_layout?,
                     paged_probe: paged_probe?,

@@ -202,12 +202,12 @@ pub enum TimelineEvent {
 
 /// Parameters of the paged decode kernel and its combine kernel (one block, passed by value).
 ///
-/// Layouts: `q`/`o` `[tokens, q_heads, head_dim]`; K/V pools
+/// Layouts: `q`/`o` `[tokens, q_heads, o_head_dim]`; K/V pools
 /// `[num_pages, page_size, kv_heads, head_dim]` or `[num_pages, kv_heads, page_size, head_dim]`
 /// (see [`crate::paged`]; the kernels read only the row strides); `lse` `[tokens, q_heads]`
 /// f32 natural log; page table CSR (`page_indptr[num_requests + 1]`, `page_indices`, u32);
 /// `kv_lens[num_requests]`, `q_indptr[num_requests + 1]` u32; partial O
-/// `[slots, ROWS_PER_BLOCK, head_dim]` f32 normalised, partial LSE `[slots, ROWS_PER_BLOCK]` f32
+/// `[slots, ROWS_PER_BLOCK, o_head_dim]` f32 normalised, partial LSE `[slots, ROWS_PER_BLOCK]` f32
 /// (base 2).
 #[derive(Clone, Copy, Debug, Default)]
 #[repr(C)]
@@ -279,8 +279,8 @@ pub struct DecodeParams {
     /// workspace and the combine kernel (See Note [cluster merge] in docs/DESIGN.md). In
     /// graph mode the groups of a cluster come from `num_work_dev`'s third word.
     pub cluster_splits: u32,
-    /// Combine CTAs per merge item (>= 1, a power of two dividing `head_dim / 4`): combine CTA
-    /// `b` merges item `b / combine_parts` over columns `part * head_dim / combine_parts ..`
+    /// Combine CTAs per merge item (>= 1, a power of two dividing `o_head_dim / 4`): combine
+    /// CTA `b` merges item `b / combine_parts` over columns `part * o_head_dim / combine_parts ..`
     /// with `part = b % combine_parts` (See Note [combine parts] in docs/DESIGN.md).
     pub combine_parts: u32,
     /// K/V rows between consecutive tokens of one kv head in a page
@@ -307,11 +307,16 @@ pub struct DecodeParams {
     /// ends; 0: no K/V row is read before the wait (See Note [early K/V tiles] in
     /// docs/DESIGN.md).
     pub early_kv: u32,
-    /// Puts `k_map` on a 64-byte offset (asserted below): rustc passes kernel parameters with
-    /// at most 16-byte alignment, so the PTX build raises the decode entries' parameter to
-    /// `.align 64` (`ferroflash_ptxbuild::apply_param_alignment`) and the maps must sit on
-    /// 64-byte offsets inside it.
-    pub _tma_pad: u32,
+    /// Head dim of Q, O and the split partials (`[slots, rows_per_block, o_head_dim]`):
+    /// `head_dim`, or half of it in the kv-head-pair view (See Note [kv-head pairs] in
+    /// docs/DESIGN.md), where `kv_heads`, `group` and `head_dim` describe two adjacent kv heads
+    /// of an NHD pool as one of twice the head dim and packed row `r` of a block reads the
+    /// pair's columns `o_head_dim * (r % group >= group / 2) ..` of each K/V row (padded
+    /// variants only). (Its place also puts `k_map` on a 64-byte offset, asserted below: rustc
+    /// passes kernel parameters with at most 16-byte alignment, so the PTX build raises the
+    /// decode entries' parameter to `.align 64` (`ferroflash_ptxbuild::apply_param_alignment`)
+    /// and the maps must sit on 64-byte offsets inside it.)
+    pub o_head_dim: u32,
     /// Tensor map of the K pool (when `tma_box_tokens > 0`): dims (head dim, kv head, token in
     /// page, page), box (128 bytes, 1, `tma_box_tokens`, 1), 128-byte swizzle. Read by the TMA
     /// unit from this parameter block (`.param` space).

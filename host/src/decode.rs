@@ -61,6 +61,12 @@ pub enum Dtype16 {
 
 pub use ferroflash_contract::fp8::Fp8Format;
 
+/// Tiles (64 keys of one kv head) per SM from which the automatic kv-head-pair rule pairs
+/// fp8 K/V whose pair has 9-16 packed rows ([`DecodeConfig::kernel_view`]): between the 16
+/// per SM where pairing measured 8% slower and the 496 where it measured 27% faster (session
+/// 60, H100; the boundary between them is not measured).
+pub const PAIR_FP8_MIN_TILES_PER_SM: u64 = 64;
+
 /// Layout of the `q_scale` / `k_scale` / `v_scale` tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ScaleLayout {
@@ -184,6 +190,20 @@ pub struct DecodeConfig {
     /// write still wait for it. `false`: no K/V row is read before the previous kernel
     /// completes (for a previous kernel that writes older rows, e.g. a page copy).
     pub early_kv: bool,
+    /// Kv-head pairs (See Note [kv-head pairs] in docs/DESIGN.md): over NHD pages, read two
+    /// adjacent kv heads as one K/V row of twice the head dim (a block-diagonal Q: each q
+    /// head's columns beside zeros), so that a CTA's copies are runs of `2 head_dim` elements
+    /// instead of rows that share 128-byte lines with the next kv head's. `None` (default) =
+    /// automatic: where a K/V row is not a multiple of 128 bytes (an fp8 cache at head dim 64,
+    /// 16-bit ones at 32, 48, 80, 96, 112) and the pair's packed rows fit one CTA (over fp8
+    /// K/V: eight rows, or sixteen on batches of [`PAIR_FP8_MIN_TILES_PER_SM`] tiles per SM,
+    /// See [`DecodeConfig::kernel_view`]);
+    /// `Some(true)` wherever a kernel exists for it ([`DecodeConfig::kv_pairs_possible`]);
+    /// `Some(false)` never.
+    pub kv_head_pairs: Option<bool>,
+    /// In the kernel view of kv-head pairs ([`DecodeConfig::kernel_view`]) the user's head
+    /// dim, else 0.
+    pair_view_of: u32,
 }
 
 impl DecodeConfig {
@@ -225,7 +245,89 @@ impl DecodeConfig {
             narrow_rows: None,
             paired_tiles: None,
             early_kv: true,
+            kv_head_pairs: None,
+            pair_view_of: 0,
         }
+    }
+    /// Whether a kernel exists for the kv-head-pair view of this config on module `arch`: NHD
+    /// pages, an even number of kv heads, a 16-bit Q, twice the head dim at most 256 and a
+    /// padded variant for it (over fp8 K/V: head dim 64, on the sm_90a / sm_100a modules,
+    /// whose `_d128p` fp8 entries run it), the doubled head ratio within
+    /// [`ferroflash_contract::params::MAX_GROUP`], and no `m_tiles` override the view's tile
+    /// head dim refuses.
+    pub fn kv_pairs_possible(&self, arch: crate::ModuleArch) -> bool {
+        let fp8_ok = match self.kv_fp8 {
+            None => true,
+            Some(_) => self.head_dim == 64 && arch != crate::ModuleArch::Sm80,
+        };
+        let tile = if 2 * self.head_dim <= 64 {
+            64
+        } else if 2 * self.head_dim <= 128 {
+            128
+        } else {
+            256
+        };
+        self.pair_view_of == 0
+            && self.kv_layout == KvLayout::Nhd
+            && self.kv_heads.is_multiple_of(2)
+            && !self.q_fp8
+            && 2 * self.head_dim <= 256
+            && fp8_ok
+            && 2 * (self.q_heads / self.kv_heads) < ferroflash_contract::params::MAX_GROUP
+            && self
+                .m_tiles
+                .is_none_or(|m| layout_supported(tile, m, self.row_groups_for(m), false))
+    }
+    /// The config the kernels run for a batch whose largest (request, kv head) has
+    /// `max_rows` packed rows and whose keys make `kv_tiles` 64-key tiles over all kv heads
+    /// ([`crate::plan::batch_kv_tiles`]) on `sm_count` SMs: this one, or its kv-head-pair view
+    /// (See Note [kv-head pairs] in docs/DESIGN.md) where [`DecodeConfig::kv_head_pairs`] asks
+    /// for it and a kernel exists: half the kv heads at twice the head dim (so twice the head
+    /// ratio), the softmax scale of the real head dim, the padded variants. Q, O, the pools
+    /// and the scale tables keep the user's shapes ([`DecodePlan::config`] is the user's
+    /// config).
+    ///
+    /// The automatic rule: rows not a multiple of 128 bytes, no `m_tiles` override, and the
+    /// pair's rows within one CTA (64), over fp8 K/V within the narrow consumers' 8, or 16 where
+    /// the batch has [`PAIR_FP8_MIN_TILES_PER_SM`] tiles per SM. Measured (docs/perf.md,
+    /// session 60, H100): fp8 d64 at 1 or 4 rows -7..30%, at 8 rows -27% on 496 tiles per SM
+    /// and +8% on 16 (the 16-row fp8 consumer costs more per tile than the narrow one, which
+    /// only a long batch's line savings repay), at 32 rows +1.4%; 16-bit d80 / d96 at 1-16
+    /// rows -7..17%.
+    pub fn kernel_view(
+        &self,
+        arch: crate::ModuleArch,
+        max_rows: u32,
+        kv_tiles: u64,
+        sm_count: u32,
+    ) -> DecodeConfig {
+        let misaligned = !(self.head_dim * self.operand_types().1.bytes()).is_multiple_of(128);
+        let rows_ok = match self.kv_fp8 {
+            None => 2 * max_rows <= 4 * M_TILE_ROWS,
+            Some(_) => {
+                2 * max_rows <= M_TILE_ROWS / 2
+                    || (2 * max_rows <= M_TILE_ROWS
+                        && kv_tiles >= PAIR_FP8_MIN_TILES_PER_SM * sm_count as u64)
+            }
+        };
+        let want = match self.kv_head_pairs {
+            Some(w) => w,
+            None => misaligned && rows_ok && self.m_tiles.is_none(),
+        };
+        if !(want && self.kv_pairs_possible(arch)) {
+            return self.clone();
+        }
+        DecodeConfig {
+            kv_heads: self.kv_heads / 2,
+            head_dim: 2 * self.head_dim,
+            sm_scale: Some(self.sm_scale.unwrap_or(1.0 / (self.head_dim as f32).sqrt())),
+            pair_view_of: self.head_dim,
+            ..self.clone()
+        }
+    }
+    /// Whether this is the kernel view of kv-head pairs ([`DecodeConfig::kernel_view`]).
+    pub fn is_kv_pair_view(&self) -> bool {
+        self.pair_view_of != 0
     }
     /// 16-row tiles per CTA when the largest (request, kv head) has `max_rows` packed rows and
     /// the batch `kv_tiles` 64-key tiles ([`crate::plan::batch_kv_tiles`]) on module `arch`:
@@ -272,12 +374,14 @@ impl DecodeConfig {
     /// Whether a plan whose variant is `narrow` has a paired one to choose (see
     /// [`DecodeConfig::paired_tiles`]).
     fn paired_exists(&self, narrow: bool) -> bool {
-        narrow && paired_supported(self.head_dim, self.operand_types().1.bytes())
+        // (No padded paired variants: not in the kv-head-pair view either.)
+        narrow && !self.padded() && paired_supported(self.head_dim, self.operand_types().1.bytes())
     }
     /// Whether `head_dim` runs in the padded variants (`_d{64,128,256}p`, See Note [padded
-    /// head dims] in docs/DESIGN.md): any validated head dim but 64, 128 and 256.
+    /// head dims] in docs/DESIGN.md): any validated head dim but 64, 128 and 256, and the
+    /// kv-head-pair view ([`DecodeConfig::kernel_view`]).
     pub fn padded(&self) -> bool {
-        ![64, 128, 256].contains(&self.head_dim)
+        self.pair_view_of != 0 || ![64, 128, 256].contains(&self.head_dim)
     }
     /// The kernels' tile head dim: the smallest of 64, 128 and 256 not under `head_dim` (the
     /// head dim itself unless [`Self::padded`]).
@@ -339,7 +443,7 @@ impl DecodeConfig {
             (false, Some(_)) => 80..=112,
             (true, _) => 0..=0,
         };
-        if self.padded()
+        if ![64, 128, 256].contains(&self.head_dim)
             && !(self.head_dim.is_multiple_of(16) && padded_range.contains(&self.head_dim))
         {
             return Err(Error::UnsupportedHeadDim(self.head_dim));
@@ -625,7 +729,11 @@ enum PlanMode<'a> {
 /// batch in place, so a CUDA graph captured over [`DecodePlan::run`] replays any batch within
 /// the capacity (See Note [graph mode] in docs/DESIGN.md).
 pub struct DecodePlan {
+    /// The config the kernels run ([`DecodeConfig::kernel_view`]: the user's, or its
+    /// kv-head-pair view).
     cfg: DecodeConfig,
+    /// The user's config: the shapes of Q, O, the pools and the scale tables.
+    user: DecodeConfig,
     plan: Plan,
     total_tokens: usize,
     /// Requests of the planned batch.
@@ -1041,7 +1149,9 @@ fn wgmma_variant(
     row_groups: u32,
 ) -> bool {
     let (q, kv, _) = cfg.operand_types();
+    // (No padded wgmma variants: not in the kv-head-pair view either.)
     cfg.wgmma != Some(false)
+        && !cfg.padded()
         && arch == crate::ModuleArch::Sm90a
         && (m_tiles, row_groups) == (4, 4)
         && wgmma_supported(cfg.head_dim, q.bytes(), kv.bytes())
@@ -1092,6 +1202,10 @@ impl DecodePlan {
     pub fn new(dev: &Device, cfg: &DecodeConfig, tables: &BatchTables) -> Result<DecodePlan> {
         cfg.validate()?;
         let q_lens = tables.validate(cfg)?;
+        let user = cfg;
+        let max_rows = q_lens.iter().max().unwrap_or(&0) * (cfg.q_heads / cfg.kv_heads);
+        let tiles = crate::plan::batch_kv_tiles(tables.kv_lens, cfg.kv_heads);
+        let cfg = &cfg.kernel_view(dev.arch(), max_rows, tiles, dev.caps().sm_count);
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = q_lens.iter().map(|q| q * group).max().unwrap_or(0);
         let kv_tiles = crate::plan::batch_kv_tiles(tables.kv_lens, cfg.kv_heads);
@@ -1127,10 +1241,11 @@ impl DecodePlan {
         );
         let cluster = Self::cluster_merge(&mut plan, &capacity);
         let rows_per_block = plan.rows_per_block() as usize;
+        // (The combine and the partials work on the rows of O: the user's head dim.)
         let parts = crate::plan::combine_parts(
             plan.merge.len() as u32,
             dev.caps().sm_count,
-            cfg.head_dim,
+            user.head_dim,
             cfg.combine_parts,
         );
         let sizes = BufferSizes {
@@ -1140,7 +1255,7 @@ impl DecodePlan {
             merge: plan.merge.len(),
             slots: plan.num_slots as usize,
             rows_per_block,
-            head_dim: cfg.head_dim as usize,
+            head_dim: user.head_dim as usize,
         };
         let mut bufs = PlanBuffers::alloc(dev, sizes)?;
         bufs.fill(dev, tables, &plan, 0)?;
@@ -1152,6 +1267,7 @@ impl DecodePlan {
         Ok(DecodePlan {
             device: dev.key(),
             cfg: cfg.clone(),
+            user: user.clone(),
             total_tokens: *tables.q_indptr.last().unwrap() as usize,
             plan_requests: q_lens.len(),
             graph: None,
@@ -1195,6 +1311,17 @@ impl DecodePlan {
         cap.validate()?;
         // A capacity past the kernels' row index could never run.
         check_row_index("max_requests", cap.max_tokens(), cfg.q_heads)?;
+        let user = cfg;
+        // (By the capacity: every page entry full.)
+        let tiles = (cap.max_page_entries as u64 * cfg.page_size as u64)
+            .div_ceil(KV_TILE_TOKENS as u64)
+            * cfg.kv_heads as u64;
+        let cfg = &cfg.kernel_view(
+            dev.arch(),
+            cap.max_new_tokens * (cfg.q_heads / cfg.kv_heads),
+            tiles,
+            dev.caps().sm_count,
+        );
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = cap.max_new_tokens * group;
         // The most keys the page table can hold, per kv head.
@@ -1282,7 +1409,7 @@ impl DecodePlan {
             merge: blocks,
             slots: max_work,
             rows_per_block: rows_per_block as usize,
-            head_dim: cfg.head_dim as usize,
+            head_dim: user.head_dim as usize,
         };
         let bufs = PlanBuffers::alloc(dev, sizes)?;
         // Loaded now: capture may forbid module loads (`Device::preload`).
@@ -1291,12 +1418,13 @@ impl DecodePlan {
         let parts = crate::plan::combine_parts(
             blocks as u32,
             dev.caps().sm_count,
-            cfg.head_dim,
+            user.head_dim,
             cfg.combine_parts,
         );
         Ok(DecodePlan {
             device: dev.key(),
             cfg: cfg.clone(),
+            user: user.clone(),
             plan: Plan {
                 m_tiles,
                 work: Vec::new(),
@@ -1356,7 +1484,7 @@ impl DecodePlan {
             name: "update",
             why: "only graph-mode plans (DecodePlan::for_graphs) can be updated".into(),
         })?;
-        let q_lens = tables.validate(&self.cfg)?;
+        let q_lens = tables.validate(&self.user)?;
         if q_lens.len() > cap.max_requests as usize {
             return Err(Error::InvalidArgument {
                 name: "batch",
@@ -1704,8 +1832,13 @@ impl DecodePlan {
     pub fn plan(&self) -> &Plan {
         &self.plan
     }
-    /// The configuration.
+    /// The configuration (the user's: the shapes of the tensors `run` takes).
     pub fn config(&self) -> &DecodeConfig {
+        &self.user
+    }
+    /// The configuration the kernels run: [`Self::config`], or its kv-head-pair view
+    /// ([`DecodeConfig::kernel_view`]).
+    pub fn kernel_config(&self) -> &DecodeConfig {
         &self.cfg
     }
     /// Tokens in the batch.
@@ -1877,8 +2010,8 @@ impl DecodePlan {
     /// Entries of each scale table: 1, `kv_heads`, or `requests * kv_heads` (the capacity's
     /// `max_requests` in graph mode), by the config's [`ScaleLayout`].
     pub fn scale_len(&self) -> usize {
-        let kvh = self.cfg.kv_heads as usize;
-        match self.cfg.scales {
+        let kvh = self.user.kv_heads as usize;
+        match self.user.scales {
             ScaleLayout::PerTensor => 1,
             ScaleLayout::PerKvHead => kvh,
             ScaleLayout::PerRequestKvHead => {
@@ -1925,10 +2058,10 @@ impl DecodePlan {
     /// Elements of each tensor of a call as the plan's config gives them: what [`Self::run`]
     /// checks the buffers' lengths against and the overlap check takes the bytes of.
     fn tensor_elems(&self) -> TensorElems {
-        let rows = self.token_rows() * self.cfg.q_heads as usize;
+        let rows = self.token_rows() * self.user.q_heads as usize;
         TensorElems {
-            q_o: rows * self.cfg.head_dim as usize,
-            pool: self.cfg.pool_elems(),
+            q_o: rows * self.user.head_dim as usize,
+            pool: self.user.pool_elems(),
             lse: rows,
             sinks: self.cfg.q_heads as usize,
             scale: self.scale_len(),
@@ -2045,8 +2178,9 @@ impl DecodePlan {
             window_left: c
                 .window_left
                 .map_or(NO_WINDOW, |w| w.min(i32::MAX as u32) as i32),
+            // (The scale tables are the user's: indexed by real kv heads in the pair view too.)
             scale_request_stride: if c.scales == ScaleLayout::PerRequestKvHead {
-                c.kv_heads
+                self.user.kv_heads
             } else {
                 0
             },
@@ -2067,7 +2201,7 @@ impl DecodePlan {
                 self.wave_ctas
             },
             early_kv: c.early_kv as u32,
-            _tma_pad: 0,
+            o_head_dim: self.user.head_dim,
             k_map: self.kv_map(raw.k_pool)?,
             v_map: self.kv_map(raw.v_pool)?,
         })
@@ -2250,6 +2384,115 @@ mod tests {
         // 2 dtypes x (16, 32, 48 in 5 layouts; 80, 96, 112 in 5 layouts over three K/V
         // formats; 144 ..= 240 in 4).
         assert_eq!(checked, 2 * (3 * 5 + 3 * 3 * 5 + 7 * 4));
+    }
+
+    /// Kv-head pairs (See Note [kv-head pairs] in docs/DESIGN.md): for every head dim, K/V
+    /// format, layout, kv-head count and arch, the view exists exactly where the rule says,
+    /// has half the kv heads at twice the head dim, the user's softmax scale and the padded
+    /// variants, every layout of which is in that arch's module; the automatic rule takes
+    /// misaligned rows whose pair's rows fit one CTA, and `Some(false)` never pairs.
+    #[test]
+    fn kv_head_pair_views() {
+        use crate::ModuleArch;
+        let mut paired = 0;
+        for arch in ModuleArch::ALL {
+            for head_dim in (16..=256).step_by(16) {
+                for kv_fp8 in [None, Some(Fp8Format::E4m3), Some(Fp8Format::E5m2)] {
+                    for (kv_heads, layout) in [
+                        (8, KvLayout::Nhd),
+                        (3, KvLayout::Nhd),
+                        (2, KvLayout::Hnd),
+                        (2, KvLayout::Nhd),
+                    ] {
+                        let mut c = DecodeConfig::new(
+                            4 * kv_heads,
+                            kv_heads,
+                            head_dim,
+                            16,
+                            10,
+                            Dtype16::Bf16,
+                        );
+                        (c.kv_fp8, c.kv_layout) = (kv_fp8, layout);
+                        if c.validate().is_err() {
+                            continue;
+                        }
+                        let possible = c.kv_pairs_possible(arch);
+                        let fp8_ok =
+                            kv_fp8.is_none() || (head_dim == 64 && arch != ModuleArch::Sm80);
+                        assert_eq!(
+                            possible,
+                            layout == KvLayout::Nhd
+                                && kv_heads % 2 == 0
+                                && head_dim <= 128
+                                && fp8_ok,
+                            "{c:?} {arch:?}"
+                        );
+                        let row_bytes = head_dim * c.operand_types().1.bytes();
+                        // (rows, tiles per SM on 132 SMs, kv_head_pairs)
+                        for (rows, per_sm, want) in [
+                            (4, 1, None),
+                            (8, 63, None),
+                            (8, 64, None),
+                            (32, 64, None),
+                            (33, 64, None),
+                            (40, 1, Some(true)),
+                            (4, 1, Some(false)),
+                        ] {
+                            c.kv_head_pairs = want;
+                            let v = c.kernel_view(arch, rows, per_sm * 132, 132);
+                            let rows_ok = match kv_fp8 {
+                                None => rows <= 32,
+                                Some(_) => {
+                                    rows <= 4 || (rows <= 8 && per_sm >= PAIR_FP8_MIN_TILES_PER_SM)
+                                }
+                            };
+                            let expect = possible
+                                && want.unwrap_or(!row_bytes.is_multiple_of(128) && rows_ok);
+                            assert_eq!(v.is_kv_pair_view(), expect, "{c:?} rows {rows}");
+                            if !expect {
+                                assert_eq!(v, c);
+                                continue;
+                            }
+                            paired += 1;
+                            assert_eq!(
+                                (v.kv_heads, v.head_dim, v.q_heads),
+                                (kv_heads / 2, 2 * head_dim, c.q_heads)
+                            );
+                            assert_eq!(v.score_scales(), c.score_scales());
+                            assert_eq!(v.pool_elems(), c.pool_elems());
+                            assert!(v.padded() && !v.kv_pairs_possible(arch));
+                            for (m, rg, narrow) in [
+                                (1, 1, false),
+                                (1, 1, true),
+                                (2, 1, false),
+                                (2, 2, false),
+                                (4, 4, false),
+                            ] {
+                                if !layout_supported(v.tile_head_dim(), m, rg, narrow) {
+                                    continue;
+                                }
+                                // The variant choice of `DecodePlan::variant`: no wgmma or paired
+                                // tiles at padded views.
+                                let (wg, pt) =
+                                    (wgmma_variant(arch, &v, m, rg), v.paired_exists(narrow));
+                                let name = kernel_name(&v, m, rg, narrow, wg, pt);
+                                let var = names::VARIANTS.iter().find(|x| x.name == name).unwrap();
+                                let set = ferroflash_contract::names::all_entries()
+                                    .find(|e| e.0 == name)
+                                    .unwrap()
+                                    .1;
+                                assert!(var.padded && arch.carries(set), "{name} on {arch:?}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Per arch: 16-bit at 16..=128 (8 head dims) x two NHD even-kv-head shapes x the
+        // cases that pair (misaligned: 5 of 7; aligned 64 and 128: 1 of 7), and fp8 at 64
+        // (64-byte rows: 4, 8 at 64 per SM, forced; 3 of 7) on sm_90a / sm_100a (2 formats x
+        // 2 shapes).
+        assert_eq!(paired, 3 * 2 * (6 * 5 + 2) + 2 * 2 * 2 * 3);
     }
 
     /// Every mode and head dim at 64 rows per CTA: the wgmma rule picks `_g64` exactly where

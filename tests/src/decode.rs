@@ -57,6 +57,8 @@ pub struct DecodeCase {
     pub narrow_rows: Option<bool>,
     /// `DecodeConfig::paired_tiles` (default `None`: automatic).
     pub paired_tiles: Option<bool>,
+    /// `DecodeConfig::kv_head_pairs` (default `None`: automatic).
+    pub kv_head_pairs: Option<bool>,
     /// `DecodeConfig::row_split` (default `None`: automatic).
     pub row_split: Option<bool>,
     /// `DecodeConfig::wgmma` (default `None`: automatic).
@@ -445,6 +447,7 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
     cfg.combine_parts = c.combine_parts;
     cfg.narrow_rows = c.narrow_rows;
     cfg.paired_tiles = c.paired_tiles;
+    cfg.kv_head_pairs = c.kv_head_pairs;
     cfg.row_split = c.row_split;
     cfg.wgmma = c.wgmma;
     cfg.tma = c.tma;
@@ -613,12 +616,13 @@ pub fn run_case_with(dev: &Device, c: &DecodeCase, full: bool) -> Result<String,
             (h ^ w as u64).wrapping_mul(0x0100_0000_01b3)
         });
     Ok(format!(
-        "{report}; {} CTAs (waves of {}), {} merges, balanced {}, {}, clusters of {}, tma boxes of {}, output {hash:016x}",
+        "{report}; {} CTAs (waves of {}), {} merges, balanced {}, {}, kv pairs {}, clusters of {}, tma boxes of {}, output {hash:016x}",
         plan.plan().work.len(),
         dev.caps().sm_count * plan.ctas_per_sm(),
         plan.plan().merge.len(),
         plan.plan().balanced,
         plan.kernel(),
+        plan.kernel_config().is_kv_pair_view(),
         plan.cluster_splits(),
         plan.tma_box_tokens()
     ))
@@ -715,6 +719,7 @@ pub fn sweep() -> Vec<DecodeCase> {
                     decoy_first: false,
                     narrow_rows: None,
                     paired_tiles: None,
+                    kv_head_pairs: None,
                     row_split: None,
                     wgmma: None,
                     tma: None,
@@ -785,6 +790,7 @@ pub fn sweep_fp8() -> Vec<DecodeCase> {
                     decoy_first: false,
                     narrow_rows: None,
                     paired_tiles: None,
+                    kv_head_pairs: None,
                     row_split: None,
                     wgmma: None,
                     tma: None,
@@ -893,6 +899,10 @@ pub fn cases() -> Vec<Case> {
             run: padded_head_dims,
         },
         Case {
+            name: "decode/kv_head_pairs_against_reference",
+            run: kv_head_pairs,
+        },
+        Case {
             name: "decode/tma_tiles_against_reference",
             run: tma_tiles,
         },
@@ -954,6 +964,9 @@ fn base(head_dim: usize, page: usize, group: usize, q_len: u32, kv_lens: Vec<u32
         decoy_first: false,
         narrow_rows: None,
         paired_tiles: None,
+        // Off in the targeted cases (their kernel expectations); the sweeps and
+        // `kv_head_pairs` take the automatic rule or force it.
+        kv_head_pairs: Some(false),
         row_split: None,
         wgmma: None,
         tma: None,
@@ -1579,6 +1592,72 @@ fn padded_head_dims(d: &Device) -> CaseResult {
     all_passed(failures)
 }
 
+/// Kv-head pairs (See Note [kv-head pairs] in docs/DESIGN.md): each case runs the pair view
+/// (`kv_head_pairs = Some(true)`, checked in the plan's report) against the reference: fp8
+/// K/V at head dim 64 (sm_90a / sm_100a modules only), 16-bit K/V at head dims 16-128 (rows
+/// of 32-256 bytes, aligned ones too), 2-8 kv heads, ratios 1-12, 1-16 new tokens, every
+/// scale layout (the pair's two kv heads take their own q, k and v entries), softcap,
+/// window, sinks, fixed and automatic splits through the combine and the cluster merge, page
+/// sizes 1-64, the awkward lengths, and a zero-Q decoy run first (no partial leaks).
+fn kv_head_pairs(d: &Device) -> CaseResult {
+    use DType::{Bf16, E4m3, E5m2, F16};
+    // (head dim, page, kv heads, group, new tokens, Q type, K/V type, splits)
+    let cases = [
+        (64, 16, 8, 4, 1, Bf16, E4m3, Splits::Auto),
+        (64, 3, 4, 8, 2, F16, E5m2, Splits::Fixed(3)),
+        (64, 1, 2, 1, 16, Bf16, E4m3, Splits::Auto),
+        (64, 64, 6, 7, 3, Bf16, E5m2, Splits::Fixed(2)),
+        (96, 16, 8, 4, 1, Bf16, Bf16, Splits::Auto),
+        (96, 64, 4, 7, 3, F16, F16, Splits::Fixed(4)),
+        (80, 3, 2, 12, 2, Bf16, Bf16, Splits::Auto),
+        (112, 24, 6, 1, 8, Bf16, Bf16, Splits::Fixed(2)),
+        (48, 16, 8, 4, 4, F16, F16, Splits::Auto),
+        (32, 8, 4, 16, 2, Bf16, Bf16, Splits::Auto),
+        (16, 1, 2, 2, 3, Bf16, Bf16, Splits::Fixed(5)),
+        (64, 16, 4, 4, 4, Bf16, Bf16, Splits::Auto),
+        (128, 16, 4, 2, 1, F16, F16, Splits::Auto),
+    ];
+    let layouts = [
+        ScaleLayout::PerTensor,
+        ScaleLayout::PerKvHead,
+        ScaleLayout::PerRequestKvHead,
+    ];
+    let mut failures = Vec::new();
+    for (i, (head_dim, page, kv_heads, group, q_len, dt, kv, splits)) in
+        cases.into_iter().enumerate()
+    {
+        if kv.is_fp8() && d.arch() == ferroflash::ModuleArch::Sm80 {
+            // The padded fp8 K/V entries are not in the sm_80 module (`KernelNotInArch`).
+            continue;
+        }
+        let lens = if i % 2 == 0 {
+            awkward_lens(page as u32)
+        } else {
+            vec![0, 1, 97, 600 + 1013 * i as u32]
+        };
+        let mut c = base(head_dim, page, group, q_len, lens);
+        c.kv_heads = kv_heads;
+        (c.dtype, c.kv_dtype) = (dt, kv);
+        c.kv_head_pairs = Some(true);
+        c.softcap = (i % 3 == 1).then_some(30.0);
+        c.window_left = (i % 4 == 2).then_some(70);
+        c.sinks = i % 2 == 1;
+        c.splits = splits;
+        c.cluster_merge = i % 5 != 3;
+        c.scale = [1.0, 4.0, 0.5][i % 3];
+        c.seed = 14_100 + i as u64;
+        // Every layout (the 16-bit cases too): the pair's kv heads read their own entries.
+        c.scales = Some(layouts[i % 3]);
+        c.decoy_first = i % 2 == 0;
+        if let Err(e) = run_case_expecting(d, &c, "the kv-head-pair view", |r| {
+            r.contains("kv pairs true")
+        }) {
+            failures.push(format!("case {i}: {e}"));
+        }
+    }
+    all_passed(failures)
+}
+
 /// K/V tiles by TMA tensor maps (sm_90a; See Note [TMA tiles] in docs/DESIGN.md): page sizes
 /// 8 to 128 (one to eight pages per tile), 16-bit, fp8-KV and all-FP8 modes, the variants with
 /// the TMA path (`DecodeGeometry::tma_capable`: wgmma, fp8 row-split), fixed and automatic splits
@@ -2034,6 +2113,7 @@ fn soak(d: &Device) -> CaseResult {
             decoy_first: false,
             narrow_rows: None,
             paired_tiles: None,
+            kv_head_pairs: None,
             row_split: None,
             wgmma: None,
             tma: None,
@@ -2615,7 +2695,10 @@ fn graph_replay(d: &Device) -> CaseResult {
     // grids, 96 in the row-split `_w64` over HND pages (the 16-token graph's layout).
     graph_replay_with(d, None, 4, false, None, 192)?;
     graph_replay_with(d, None, 4, false, Some((2, 4)), 80)?;
-    graph_replay_with(d, None, 16, false, None, 96)
+    graph_replay_with(d, None, 16, false, None, 96)?;
+    // Kv-head pairs (See Note [kv-head pairs]): 96 over NHD pages, four kv heads read as two
+    // of 192 (checked).
+    graph_replay_with(d, None, 4, false, None, 96)
 }
 
 /// Graph capture and replay with `max_new_tokens` new tokens at most (the batches' new tokens
@@ -2677,7 +2760,16 @@ fn graph_replay_with(
         // (`plan::m_tiles_for`), more than this pool holds.
         cfg.m_tiles = Some(4);
     }
+    // Kv-head pairs for 96 over NHD pages (four kv heads).
+    let pairs = head_dim == 96 && cfg.kv_layout == KvLayout::Nhd && clusters.is_none();
+    cfg.kv_head_pairs = Some(pairs);
     let mut plan = DecodePlan::for_graphs(d, &cfg, cap).map_err(|e| e.to_string())?;
+    if plan.kernel_config().is_kv_pair_view() != pairs {
+        return Err(format!(
+            "graph plan kv-head pairs {}, expected {pairs}",
+            plan.kernel_config().is_kv_pair_view()
+        ));
+    }
     if clustered && plan.launch_cluster() != clusters.unwrap().1 {
         return Err(format!(
             "graph plan launched in clusters of {}, asked for {:?}",

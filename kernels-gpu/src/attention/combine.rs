@@ -135,7 +135,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
     // Phase 2. A unit is (row, 4 columns); `tpu` consecutive lanes share a unit, each summing
     // every tpu-th split, then reduce with butterfly shuffles. All lanes run the same number of
     // iterations (shuffles need the whole warp).
-    let cols = p.head_dim / parts;
+    let cols = p.o_head_dim / parts;
     let chunks = cols / 4;
     let units = rows * chunks;
     let tpu = combine_lanes_per_unit(units, splits);
@@ -147,7 +147,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
         let valid = unit < units;
         let (lr, d) = if valid { (unit / chunks, part * cols + 4 * (unit % chunks)) } else { (0, 0) };
         let row_w = s_w.add(lr * splits);
-        let slot_o = |s: u32| Gmem::<f32>::from_addr(p.partial_o).add(((mw.first_slot + s) * p.rows_per_block + lr) as u64 * p.head_dim as u64 + d as u64);
+        let slot_o = |s: u32| Gmem::<f32>::from_addr(p.partial_o).add(((mw.first_slot + s) * p.rows_per_block + lr) as u64 * p.o_head_dim as u64 + d as u64);
         let mut o = [0f32; 4];
         let mut s = k;
         while valid && s < splits {
@@ -183,7 +183,7 @@ pub unsafe fn combine_cta<E: Elem16>(p: &DecodeParams) {
         }
         if valid && k == 0 {
             let (i, h) = row_of(lr);
-            let at = (i * p.q_heads + h) as u64 * p.head_dim as u64 + d as u64;
+            let at = (i * p.q_heads + h) as u64 * p.o_head_dim as u64 + d as u64;
             let out = Gmem::<u16>::from_addr(p.o).add(at);
             // SAFETY: a real row of the validated output, 8-byte aligned (d % 4 == 0).
             unsafe {

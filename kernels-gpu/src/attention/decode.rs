@@ -38,6 +38,9 @@ struct Block {
     /// variants (See Note [padded head dims] in docs/DESIGN.md), whose tiles keep `D` columns
     /// with the columns from `dm` on zero.
     dm: u32,
+    /// The head dim of Q, O and the split partials: `dm`, or `dm / 2` in the kv-head-pair view
+    /// of the padded variants (See Note [kv-head pairs] in docs/DESIGN.md; [`row_col0`]).
+    qdm: u32,
 }
 
 /// The full/empty mbarriers of the ring.
@@ -80,14 +83,27 @@ pub trait Operands {
     type Q: QFormat;
 }
 
-/// Scale-table entry of the CTA's (request, kv head), or 1 without a table.
+/// Scale-table entry of the CTA's request and (real) kv head `kv_head`, or 1 without a table.
 #[inline(always)]
-fn scale_of(p: &DecodeParams, table: u64, w: &DecodeWork) -> f32 {
+fn scale_of(p: &DecodeParams, table: u64, w: &DecodeWork, kv_head: u32) -> f32 {
     if table == NONE_ADDR {
         return 1.0;
     }
-    // SAFETY: the host validated the table's length against the strides it passes.
-    f32::from_bits(unsafe { table_u32(table, w.request * p.scale_request_stride + w.kv_head * p.scale_head_stride) })
+    // SAFETY: the host validated the table's length against the strides it passes (over the
+    // real kv heads: `kv_head` is one in the kv-head-pair view too).
+    f32::from_bits(unsafe { table_u32(table, w.request * p.scale_request_stride + kv_head * p.scale_head_stride) })
+}
+
+/// The CTA's two scale-table entries: of its kv head twice, or in the kv-head-pair view of
+/// the pair's first and second kv heads.
+#[inline(always)]
+fn scale_pair(p: &DecodeParams, b: &Block, table: u64) -> [f32; 2] {
+    if paired_heads(b) {
+        [scale_of(p, table, &b.work, 2 * b.work.kv_head), scale_of(p, table, &b.work, 2 * b.work.kv_head + 1)]
+    } else {
+        let s = scale_of(p, table, &b.work, b.work.kv_head);
+        [s, s]
+    }
 }
 
 /// The decode CTA body for operands `O`, head dim `D` (`NT = D / 8` output n-tiles,
@@ -185,6 +201,7 @@ pub unsafe fn decode_cta<
         plan: geo.smem(),
         // (The host validated `head_dim <= D`, a multiple of 16, for the padded variants.)
         dm: if PAD { p.head_dim } else { D as u32 },
+        qdm: if PAD { p.o_head_dim } else { D as u32 },
     };
     let warp = thread_idx_x() / 32;
     if thread_idx_x() == 0 {
@@ -597,6 +614,46 @@ fn in_row<const D: usize>(b: &Block, d: u32) -> bool {
     b.dm == D as u32 || d < b.dm
 }
 
+/// Whether the CTA runs the kv-head-pair view (See Note [kv-head pairs] in docs/DESIGN.md):
+/// its block is two adjacent kv heads of an NHD pool read as one row of `dm = 2 qdm` columns,
+/// the first `group / 2` packed rows of each token the first kv head's q heads (tile columns
+/// `0 .. qdm`), the others the second's (`qdm .. dm`). Constant false but in the padded
+/// variants.
+#[inline(always)]
+fn paired_heads(b: &Block) -> bool {
+    b.qdm != b.dm
+}
+
+/// Whether local packed row `lr` is a row of the second kv head of the CTA's pair (false
+/// outside the kv-head-pair view).
+#[inline(always)]
+fn second_of_pair(p: &DecodeParams, b: &Block, lr: u32) -> bool {
+    paired_heads(b) && (b.work.row_start + lr) % p.group >= p.group / 2
+}
+
+/// First tile column of local packed row `lr`'s Q / O columns: 0, or `qdm` for the rows of
+/// the second kv head of a pair.
+#[inline(always)]
+fn row_col0(p: &DecodeParams, b: &Block, lr: u32) -> u32 {
+    if second_of_pair(p, b, lr) {
+        b.qdm
+    } else {
+        0
+    }
+}
+
+/// Whether tile column `d` of local packed row `lr` is one of the row's Q / O columns
+/// (`row_col0 .. row_col0 + qdm`): [`in_row`] outside the kv-head-pair view.
+#[inline(always)]
+fn in_q_row<const D: usize>(p: &DecodeParams, b: &Block, lr: u32, d: u32) -> bool {
+    if paired_heads(b) {
+        let c0 = row_col0(p, b, lr);
+        d >= c0 && d < c0 + b.qdm
+    } else {
+        in_row::<D>(b, d)
+    }
+}
+
 /// Whether the last 32 tile columns are all pad (`b.dm <= D - 32`, padded variants only): the
 /// mma.sync consumers then skip the GEMM steps of that block (one K load of S = Q·Kᵀ, one V
 /// load of O += P·V), whose Q, K and V columns are zero: a quarter of them at head dims 80 and
@@ -657,11 +714,12 @@ unsafe fn stage_q<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) -> S
     while idx < rows * blocks {
         let (lr, blk) = (idx / blocks, idx % blocks);
         let (i, real) = row_token(p, b, lr);
-        // (Blocks past `dm`, the padded variants' pad columns, are zero.)
-        let mut w = if real && in_row::<D>(b, 16 * blk) {
-            let row = q_row(p, b, i, lr) as u64 * b.dm as u64 * O::Q::ELEM_BYTES as u64;
-            // SAFETY: a real row of the validated Q tensor.
-            unsafe { O::Q::load_block(p.q + row, blk) }
+        // (Blocks past `dm`, the padded variants' pad columns, are zero; in the kv-head-pair
+        // view so are those of the other kv head's columns.)
+        let mut w = if real && in_q_row::<D>(p, b, lr, 16 * blk) {
+            let row = q_row(p, b, i, lr) as u64 * b.qdm as u64 * O::Q::ELEM_BYTES as u64;
+            // SAFETY: a real row of the validated Q tensor (`blk - row_col0 / 16 < qdm / 16`).
+            unsafe { O::Q::load_block(p.q + row, blk - row_col0(p, b, lr) / 16) }
         } else {
             [[0; 4]; 2]
         };
@@ -706,7 +764,9 @@ unsafe fn stage_q<O: Operands, const D: usize>(p: &DecodeParams, b: &Block) -> S
 /// softcap, and the query positions of the block's first row and of the request's last key.
 #[derive(Clone, Copy)]
 struct RowSetup {
-    scale: f32,
+    /// The score scale of the CTA's rows, or in the kv-head-pair view of the first kv head's
+    /// rows and the second's (their q and k scale entries differ).
+    scale: [f32; 2],
     softcap_log2: f32,
     min_pos: i32,
     max_pos: i32,
@@ -715,10 +775,10 @@ struct RowSetup {
 impl RowSetup {
     #[inline(always)]
     fn new(p: &DecodeParams, b: &Block) -> RowSetup {
-        let qk_scale = scale_of(p, p.q_scale, &b.work) * scale_of(p, p.k_scale, &b.work);
+        let (q, k) = (scale_pair(p, b, p.q_scale), scale_pair(p, b, p.k_scale));
         let (first_i, _) = row_token(p, b, 0);
         RowSetup {
-            scale: p.score_scale * qk_scale,
+            scale: [p.score_scale * (q[0] * k[0]), p.score_scale * (q[1] * k[1])],
             softcap_log2: p.softcap_log2,
             min_pos: b.kv_len as i32 - b.q_len as i32 + first_i as i32,
             max_pos: b.kv_len as i32 - 1,
@@ -729,7 +789,7 @@ impl RowSetup {
     /// # Safety
     /// After `stage_q` (which wrote the row factors).
     #[inline(always)]
-    unsafe fn transform<O: Operands>(&self, b: &Block, lr: u32) -> ScoreTransform {
+    unsafe fn transform<O: Operands>(&self, p: &DecodeParams, b: &Block, lr: u32) -> ScoreTransform {
         let row = if O::Q::ROW_SCALED {
             // SAFETY: inside the row-scale region, written before `stage_q`'s barrier.
             f32::from_bits(unsafe { ld_shared_u32(dynamic_smem_base().byte_add(b.plan.row_scale_offset + 4 * lr)) })
@@ -737,7 +797,8 @@ impl RowSetup {
             1.0
         };
         // Clamped positive: the consumers take the max of scores before scaling them.
-        ScoreTransform { scale: (self.scale * row).max(f32::MIN_POSITIVE), softcap_log2: self.softcap_log2 }
+        let scale = self.scale[second_of_pair(p, b, lr) as usize];
+        ScoreTransform { scale: (scale * row).max(f32::MIN_POSITIVE), softcap_log2: self.softcap_log2 }
     }
     /// Mask of local row `lr` (rows past the request's tokens take its last token's).
     #[inline(always)]
@@ -924,7 +985,7 @@ unsafe fn consumer<
     let rs = RowSetup::new(p, b);
     let row_of = |mt: usize, h: usize| row_base + 16 * mt as u32 + quad.g + 8 * h as u32;
     // SAFETY: after `stage_q`.
-    let xf: [[ScoreTransform; 2]; MT] = core::array::from_fn(|mt| core::array::from_fn(|h| unsafe { rs.transform::<O>(b, row_of(mt, h)) }));
+    let xf: [[ScoreTransform; 2]; MT] = core::array::from_fn(|mt| core::array::from_fn(|h| unsafe { rs.transform::<O>(p, b, row_of(mt, h)) }));
     let mask: [[RowMask; 2]; MT] = core::array::from_fn(|mt| core::array::from_fn(|h| rs.mask(p, b, row_of(mt, h))));
 
     let mut acc = [[[0f32; 4]; NT]; MT];
@@ -1170,7 +1231,7 @@ unsafe fn consumer_wgmma<O: Operands, const D: usize, const NT: usize, const STA
     let rs = RowSetup::new(p, b);
     let row_of = |h: usize| row_base + quad.g + 8 * h as u32;
     // SAFETY: after `stage_q`.
-    let xf: [ScoreTransform; 2] = core::array::from_fn(|h| unsafe { rs.transform::<O>(b, row_of(h)) });
+    let xf: [ScoreTransform; 2] = core::array::from_fn(|h| unsafe { rs.transform::<O>(p, b, row_of(h)) });
     let mask: [RowMask; 2] = core::array::from_fn(|h| rs.mask(p, b, row_of(h)));
     let block = b.geo.column_block_bytes();
     // O in n128 halves: half `h` holds head dims `128 h ..` (one at head dim 128, two at 256);
@@ -1394,7 +1455,7 @@ unsafe fn consumer_narrow<O: Operands, const D: usize, const KS: usize, const ST
     // Score transform and mask of this lane's rows 2t and 2t + 1.
     let rs = RowSetup::new(p, b);
     // SAFETY: after `stage_q`.
-    let xf: [ScoreTransform; 2] = core::array::from_fn(|r| unsafe { rs.transform::<O>(b, 2 * quad.t + r as u32) });
+    let xf: [ScoreTransform; 2] = core::array::from_fn(|r| unsafe { rs.transform::<O>(p, b, 2 * quad.t + r as u32) });
     let mask: [RowMask; 2] = core::array::from_fn(|r| rs.mask(p, b, 2 * quad.t + r as u32));
     // Base-2 logit per score unit of `mask_scores_narrow` (> 0).
     let unit_log2: [f32; 2] = core::array::from_fn(|r| xf[r].unit_log2());
@@ -1638,8 +1699,8 @@ unsafe fn merge_and_store<O: Operands, const D: usize, const NT: usize, const MT
 /// # Safety
 /// Every consumer thread after its last tile (the load warps meet the barrier in `decode_cta`).
 #[inline(always)]
-unsafe fn enter_merge(p: &DecodeParams, b: &Block) -> f32 {
-    let v_scale = scale_of(p, p.v_scale, &b.work);
+unsafe fn enter_merge(p: &DecodeParams, b: &Block) -> [f32; 2] {
+    let v_scale = scale_pair(p, b, p.v_scale);
     // SAFETY: forwarded; all 160 threads reach it.
     unsafe { barrier_sync_unaligned(BAR_RING_REUSE, b.geo.threads()) };
     #[cfg(ff_tile_stamps)]
@@ -1716,9 +1777,10 @@ impl MergeScratch {
 /// All 128 consumer threads, after each wrote its warp's state to the scratch.
 #[inline(always)]
 /// `KG`: the geometry's key groups.
-/// `v_scale`: the split's V scale, loaded by the caller before the ring-reuse barrier so its
-/// latency hides behind the barrier and the scratch writes.
-unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(p: &DecodeParams, b: &Block, v_scale: f32) {
+/// `v_scale`: the split's V scale ([`scale_pair`]: of the first and second kv head of a pair),
+/// loaded by the caller before the ring-reuse barrier so its latency hides behind the barrier
+/// and the scratch writes.
+unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(p: &DecodeParams, b: &Block, v_scale: [f32; 2]) {
     let tid = thread_idx_x();
     let rows = b.geo.rows_per_block();
     let stride = b.geo.merge_row_stride_f32();
@@ -1769,7 +1831,7 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
         }
         // `l == 0`: no visible key and no sink (O = 0, LSE = -inf); a NaN `l` (NaN or inf in
         // the inputs) stays NaN in O and LSE, as in the reference (See Note [NaN and inf]).
-        let inv = if l != 0.0 { v_scale / l } else { 0.0 };
+        let inv = if l != 0.0 { v_scale[second_of_pair(p, b, lr) as usize] / l } else { 0.0 };
         for w in 0..groups {
             // SAFETY: inside the scratch.
             unsafe { st_shared_u32(s_m.add(w * rows + lr).byte_add(0), (wts[w as usize] * inv).to_bits()) };
@@ -1806,8 +1868,10 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
     while idx < rows * (D as u32 / 8) {
         let (lr, d) = (idx / (D as u32 / 8), 8 * (idx % (D as u32 / 8)));
         let (i, real) = row_token(p, b, lr);
-        // (Columns from `dm` on are the padded variants' pad: not stored.)
-        if real && in_row::<D>(b, d) {
+        // (Columns from `dm` on are the padded variants' pad, and in the kv-head-pair view
+        // those of the other kv head: not stored; `c` is the column in Q / O / the partial.)
+        if real && in_q_row::<D>(p, b, lr, d) {
+            let c = d - row_col0(p, b, lr);
             let mut o = [0f32; 8];
             for w in 0..groups {
                 // SAFETY: inside the scratch.
@@ -1824,7 +1888,7 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
             }
             if final_out {
                 // SAFETY: a real row.
-                unsafe { store_out8::<O, D>(p, b, i, lr, d, &o) };
+                unsafe { store_out8::<O, D>(p, b, i, lr, c, &o) };
             } else if cluster {
                 let at = s_co.add(lr * D as u32 + d);
                 // SAFETY: inside the plan's cluster region; 16-byte aligned (d % 8 == 0).
@@ -1833,7 +1897,7 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
                     st_shared_v4_u32(at.add(4).byte_add(0), [o[4].to_bits(), o[5].to_bits(), o[6].to_bits(), o[7].to_bits()]);
                 }
             } else {
-                let at = (b.work.partial_slot * p.rows_per_block + lr) as u64 * b.dm as u64 + d as u64;
+                let at = (b.work.partial_slot * p.rows_per_block + lr) as u64 * b.qdm as u64 + c as u64;
                 let g = Gmem::<f32>::from_addr(p.partial_o).add(at);
                 // SAFETY: slot inside the workspace; 16-byte aligned.
                 unsafe {
@@ -1862,16 +1926,17 @@ unsafe fn merge_scratch_and_store<O: Operands, const D: usize, const KG: usize>(
     }
 }
 
-/// Store dims `d..d + 8` of the final output row of token `i` (within the request) and local
-/// packed row `lr`, rounded to the output type.
+/// Store dims `d..d + 8` (of O's head dim, not the tile's: [`row_col0`] already taken off) of
+/// the final output row of token `i` (within the request) and local packed row `lr`, rounded
+/// to the output type.
 ///
 /// # Safety
-/// `(i, lr)` is a real row of the validated output; `d % 8 == 0`, `d + 8 <= b.dm`.
+/// `(i, lr)` is a real row of the validated output; `d % 8 == 0`, `d + 8 <= b.qdm`.
 #[inline(always)]
 unsafe fn store_out8<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i: u32, lr: u32, d: u32, o: &[f32; 8]) {
-    let at = q_row(p, b, i, lr) as u64 * b.dm as u64 + d as u64;
+    let at = q_row(p, b, i, lr) as u64 * b.qdm as u64 + d as u64;
     let v = [O::EO::pack(o[0], o[1]), O::EO::pack(o[2], o[3]), O::EO::pack(o[4], o[5]), O::EO::pack(o[6], o[7])];
-    // SAFETY: forwarded; 16-byte aligned (dm % 8 == 0, d % 8 == 0).
+    // SAFETY: forwarded; 16-byte aligned (qdm % 8 == 0, d % 8 == 0).
     unsafe { st_global_v4_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
 }
 
@@ -1879,11 +1944,11 @@ unsafe fn store_out8<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i
 /// [`store_out8`], for the cluster merge's 4-dim units).
 ///
 /// # Safety
-/// `(i, lr)` is a real row of the validated output; `d % 4 == 0`, `d + 4 <= b.dm`.
+/// `(i, lr)` is a real row of the validated output; `d % 4 == 0`, `d + 4 <= b.qdm`.
 #[cfg(target_feature = "sm_90")]
 #[inline(always)]
 unsafe fn store_out4<O: Operands, const D: usize>(p: &DecodeParams, b: &Block, i: u32, lr: u32, d: u32, o: &[f32; 4]) {
-    let at = q_row(p, b, i, lr) as u64 * b.dm as u64 + d as u64;
+    let at = q_row(p, b, i, lr) as u64 * b.qdm as u64 + d as u64;
     let v = [O::EO::pack(o[0], o[1]), O::EO::pack(o[2], o[3])];
     // SAFETY: forwarded; 8-byte aligned (d % 4 == 0).
     unsafe { st_global_v2_u32(Gmem::<u16>::from_addr(p.o).add(at).byte_add(0), v) };
@@ -1935,9 +2000,11 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
     while idx < rows << chunks_log2 {
         let (lr, d) = (idx >> chunks_log2, (idx & ((1 << chunks_log2) - 1)) << unit_log2);
         let (i, real) = row_token(p, b, lr);
-        // (Units from `dm` on, the padded variants' pad, are neither read nor stored; the LSE
-        // goes with unit 0.)
-        if real && in_row::<D>(b, d) {
+        // (Units from `dm` on, the padded variants' pad, and in the kv-head-pair view those of
+        // the other kv head, are neither read nor stored; the LSE goes with the row's first
+        // unit, at column `c0`.)
+        let c0 = row_col0(p, b, lr);
+        if real && in_q_row::<D>(p, b, lr, d) {
             // Every split's loads are issued before any is used, so the n distributed-shared-
             // memory round trips overlap in one. (With each split's loads inside an `if c < n`
             // block that also used them, rank 0 spent 1.4 us here at 4 splits and 2.1 us at 8
@@ -1989,16 +2056,16 @@ unsafe fn cluster_merge<O: Operands, const D: usize>(p: &DecodeParams, b: &Block
                     add(&mut o[4..], w[c] * inv, y[c]);
                 }
             }
-            // SAFETY: a real row; `d + 8 <= dm` when `wide`, `d + 4 <= dm` otherwise (`d < dm`,
-            // both multiples of 8 or 4, `dm` of 16).
+            // SAFETY: a real row; `d - c0 + 8 <= qdm` when `wide`, `d - c0 + 4 <= qdm` otherwise
+            // (`d - c0 < qdm`, both multiples of 8 or 4, `qdm` of 16).
             unsafe {
                 if wide {
-                    store_out8::<O, D>(p, b, i, lr, d, &o)
+                    store_out8::<O, D>(p, b, i, lr, d - c0, &o)
                 } else {
-                    store_out4::<O, D>(p, b, i, lr, d, &[o[0], o[1], o[2], o[3]])
+                    store_out4::<O, D>(p, b, i, lr, d - c0, &[o[0], o[1], o[2], o[3]])
                 }
             };
-            if d == 0 && p.lse != NONE_ADDR {
+            if d == c0 && p.lse != NONE_ADDR {
                 let lse_ln = if l != 0.0 { (m + lg2_approx_ftz_f32(l)) * LN_2 } else { f32::NEG_INFINITY };
                 let at = q_row(p, b, i, lr);
                 // SAFETY: a real row of the validated LSE tensor.
