@@ -137,7 +137,7 @@ mod extra_tests {
     #[test]
     fn extra_file_parses() {
         let w = super::parse(include_str!("../workloads-extra.toml")).unwrap();
-        assert_eq!(w.len(), 13);
+        assert_eq!(w.len(), 15);
         assert_eq!(w[0].lens().unwrap(), vec![45000, 4800, 3100, 1200]);
         assert!(w.iter().all(|s| s.lens().is_ok() && s.dtypes().is_ok()));
         use ferroflash_reference::DType;
