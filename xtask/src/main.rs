@@ -256,9 +256,9 @@ const KNOWN_SPILLS: &[(&str, &str, u32)] = &[
     // SASS of `_bf16_d256p_w32` and `_bf16_e4m3kv_d128p_m16` no local access lies between the
     // first and last HMMA of the first 4096 instructions (what `cargo xtask sass` prints).
     // Measured paired (E1 on `_e4m3kv_d128p_m16`, E12 on `_d256p_w32`): faster than unpaired;
-    // the unpaired padded head dims 144-240 at 17-64 rows (`_d256p_w32` / `_w64`) not
-    // re-measured (docs/perf.md, session 60). Raised above: the sm_90a / sm_100a `_d256p_w32`
-    // (24 -> 108), sm_100a `_d128p_w32` (8 -> 16).
+    // the unpaired padded head dims 160-240 at 16-64 rows (`_d256p_w32` / `_w64`) 0.1-0.5%
+    // slower than before change 140 (docs/perf.md, session 60, call e). Raised above: the
+    // sm_90a / sm_100a `_d256p_w32` (24 -> 108), sm_100a `_d128p_w32` (8 -> 16).
     ("sm_80", "ff_decode_bf16_d256p_w64", 8),
     ("sm_80", "ff_decode_f16_d256p_w64", 8),
     ("sm_90a", "ff_decode_bf16_d256p_w64", 92),
