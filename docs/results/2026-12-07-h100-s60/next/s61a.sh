@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# (Ran in session 60 as call e, with the call name s60e: docs/results/2026-12-07-h100-s60/e/.)
 # Ready for session 61's first call (written in session 60). Change 140 (kv-head pairs) is
 # merged; session 60's call e (its final fp8 rule on the GPU) got no machine. Steps: build
 # main before change 140 (`git worktree add /tmp/base f4761ab`, `cargo xtask bundle` there,

@@ -18,7 +18,7 @@ ben() { # TAG BIN ARGS
 for round in 1 2; do
   ben new-$round $B
   ben off-$round $B --kv-pairs off
-  ben base-$round $BASE
+  ben base-$round $BASE --workloads F1,F2,F3,F4,F6  # (main refuses F5, F7)
 done
 ben hnd $B --kv-layout hnd
 sanitize memcheck decode/kv_head_pairs
