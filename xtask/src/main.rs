@@ -251,10 +251,9 @@ const KNOWN_SPILLS: &[(&str, &str, u32)] = &[
     ("sm_100a", "ff_decode_bf16_d128p_w64", 8),
     ("sm_100a", "ff_decode_f16_d128p_w64", 8),
     // Change 140 (session 60, kv-head pairs): the padded variants' per-row score scales (the
-    // pair's two kv heads take their own q / k scale entries: one value per row held across
-    // the tile loop where there was one per CTA) moved these at their caps; in the sm_90a
-    // SASS of `_bf16_d256p_w32` and `_bf16_e4m3kv_d128p_m16` no local access lies between the
-    // first and last HMMA of the first 4096 instructions (what `cargo xtask sass` prints).
+    // pair's two kv heads take their own q / k scale entries, and the per-row pair tests)
+    // moved these at their caps; in the sm_90a SASS of `_bf16_d256p_w32`, `_bf16_d256p_w64`
+    // and `_bf16_e4m3kv_d128p_m16` no local access lies between the first and last HMMA.
     // Measured paired (E1 on `_e4m3kv_d128p_m16`, E12 on `_d256p_w32`): faster than unpaired;
     // the unpaired padded head dims 160-240 at 16-64 rows (`_d256p_w32` / `_w64`) 0.1-0.5%
     // slower than before change 140 (docs/perf.md, session 60, call e). Raised above: the
