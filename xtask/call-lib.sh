@@ -5,9 +5,10 @@
 # and then has, in the repository root: the binaries unpacked ($B = ferroflash, $T = gpu-tests),
 # $R = /tmp/<name> for its logs, `save MSG` (a line in $R/steps.log with the seconds since the
 # start, and $R packed to $OUT/<name>-logs.tgz: what a call left behind comes back even when it
-# is cut), $R/gpu.txt from nvidia-smi, `is_h200`, `peers_w DIR` (fi_decode_tc on W1-W6 from a
-# copy of shared/peers in .peers/), and `sanitize TOOL FILTER` (compute-sanitizer on the suite
-# cases FILTER while $LIMIT seconds (default 570) are not used up; false when they are).
+# is cut), $R/gpu.txt from nvidia-smi, `tcase FILTER SECONDS` (suite cases), `is_h200`,
+# `peers_w DIR` (fi_decode_tc on W1-W6 from a copy of shared/peers in .peers/), and
+# `sanitize TOOL FILTER` (compute-sanitizer on the suite cases FILTER while $LIMIT seconds
+# (default 570) are not used up; false when they are).
 CALL_NAME="${1:?call name}"
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 R=/tmp/$CALL_NAME; mkdir -p "$R"
@@ -22,6 +23,10 @@ peers_w() { # DIR: fi_decode_tc on W1-W6, its env.json (the read ceiling) for ou
   mkdir -p "$1"
   OUT="$1" PHASES="fi_decode_tc:90" FLASHINFER_DISABLE_JIT=1 timeout 100 bash .peers/run_device.sh --workloads W1,W2,W3,W4,W5,W6 > "$R/peers-w.log" 2>&1
   save "peers w rc $?"
+}
+tcase() { # FILTER SECONDS: the suite cases FILTER, log t-<filter>.log, result in steps.log
+  local log; log=$R/t-$(echo "$1" | tr '/' '_').log
+  timeout "$2" $T "$1" > "$log" 2>&1; save "$1 rc $? ($(grep -E 'passed,' "$log"))"
 }
 sanitize() { # TOOL FILTER
   local rem=$((LIMIT - (SECONDS - start))); [ $rem -gt 20 ] || return 1

@@ -67,6 +67,21 @@ pub use ferroflash_contract::fp8::Fp8Format;
 /// 60, H100; the boundary between them is not measured).
 pub const PAIR_FP8_MIN_TILES_PER_SM: u64 = 64;
 
+/// The kernels' tile head dim for a row of `head_dim` columns: the smallest of 64, 128 and 256
+/// not under it ([`DecodeConfig::tile_head_dim`]; also that of a kv-head pair's rows).
+fn tile_head_dim_of(head_dim: u32) -> u32 {
+    match head_dim {
+        0..=64 => 64,
+        65..=128 => 128,
+        _ => 256,
+    }
+}
+
+/// Whether `head_dim` is not one of the unpadded tile widths 64, 128, 256.
+fn padded_head_dim(head_dim: u32) -> bool {
+    ![64, 128, 256].contains(&head_dim)
+}
+
 /// Layout of the `q_scale` / `k_scale` / `v_scale` tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ScaleLayout {
@@ -260,13 +275,7 @@ impl DecodeConfig {
             None => true,
             Some(_) => self.head_dim == 64 && arch != crate::ModuleArch::Sm80,
         };
-        let tile = if 2 * self.head_dim <= 64 {
-            64
-        } else if 2 * self.head_dim <= 128 {
-            128
-        } else {
-            256
-        };
+        let tile = tile_head_dim_of(2 * self.head_dim);
         self.pair_view_of == 0
             && self.kv_layout == KvLayout::Nhd
             && self.kv_heads.is_multiple_of(2)
@@ -381,16 +390,12 @@ impl DecodeConfig {
     /// head dims] in docs/DESIGN.md): any validated head dim but 64, 128 and 256, and the
     /// kv-head-pair view ([`DecodeConfig::kernel_view`]).
     pub fn padded(&self) -> bool {
-        self.pair_view_of != 0 || ![64, 128, 256].contains(&self.head_dim)
+        self.pair_view_of != 0 || padded_head_dim(self.head_dim)
     }
     /// The kernels' tile head dim: the smallest of 64, 128 and 256 not under `head_dim` (the
     /// head dim itself unless [`Self::padded`]).
     pub fn tile_head_dim(&self) -> u32 {
-        match self.head_dim {
-            0..=64 => 64,
-            65..=128 => 128,
-            _ => 256,
-        }
+        tile_head_dim_of(self.head_dim)
     }
     /// Operand element types (Q, K/V, O) of the kernel this config runs.
     pub fn operand_types(&self) -> (Elem, Elem, Elem) {
@@ -443,7 +448,7 @@ impl DecodeConfig {
             (false, Some(_)) => 80..=112,
             (true, _) => 0..=0,
         };
-        if ![64, 128, 256].contains(&self.head_dim)
+        if padded_head_dim(self.head_dim)
             && !(self.head_dim.is_multiple_of(16) && padded_range.contains(&self.head_dim))
         {
             return Err(Error::UnsupportedHeadDim(self.head_dim));
@@ -1312,21 +1317,18 @@ impl DecodePlan {
         // A capacity past the kernels' row index could never run.
         check_row_index("max_requests", cap.max_tokens(), cfg.q_heads)?;
         let user = cfg;
-        // (By the capacity: every page entry full.)
-        let tiles = (cap.max_page_entries as u64 * cfg.page_size as u64)
-            .div_ceil(KV_TILE_TOKENS as u64)
-            * cfg.kv_heads as u64;
+        // The most keys the page table can hold, per kv head, in 64-key tiles.
+        let max_key_tiles =
+            (cap.max_page_entries as u64 * cfg.page_size as u64).div_ceil(KV_TILE_TOKENS as u64);
         let cfg = &cfg.kernel_view(
             dev.arch(),
             cap.max_new_tokens * (cfg.q_heads / cfg.kv_heads),
-            tiles,
+            max_key_tiles * cfg.kv_heads as u64,
             dev.caps().sm_count,
         );
         let group = cfg.q_heads / cfg.kv_heads;
         let max_rows = cap.max_new_tokens * group;
-        // The most keys the page table can hold, per kv head.
-        let max_keys = cap.max_page_entries as u64 * cfg.page_size as u64;
-        let kv_tiles = max_keys.div_ceil(KV_TILE_TOKENS as u64) * cfg.kv_heads as u64;
+        let kv_tiles = max_key_tiles * cfg.kv_heads as u64;
         let m_tiles = cfg.m_tiles_for_rows(max_rows, kv_tiles, dev.arch(), dev.caps().sm_count);
         let narrow = cfg.narrow_for(m_tiles, max_rows);
         // Paired fp8 tiles by the rule of direct plans applied to the capacity's blocks: a
@@ -2063,7 +2065,7 @@ impl DecodePlan {
             q_o: rows * self.user.head_dim as usize,
             pool: self.user.pool_elems(),
             lse: rows,
-            sinks: self.cfg.q_heads as usize,
+            sinks: self.user.q_heads as usize,
             scale: self.scale_len(),
         }
     }
@@ -2333,6 +2335,15 @@ mod tests {
         }
     }
 
+    /// Every layout a variant can have: (m16 tiles, row groups, narrow).
+    const LAYOUTS: [(u32, u32, bool); 5] = [
+        (1, 1, false),
+        (1, 1, true),
+        (2, 1, false),
+        (2, 2, false),
+        (4, 4, false),
+    ];
+
     /// Every padded head dim (See Note [padded head dims]) has a `_d{64,128,256}p` variant for
     /// each layout its tile head dim supports (over fp8 K/V too at 80-112), never a wgmma or
     /// paired one.
@@ -2358,13 +2369,7 @@ mod tests {
                     assert!(c.validate().is_ok() && c.padded());
                     assert!(!wgmma_variant(crate::ModuleArch::Sm90a, &c, 4, 4));
                     assert!(!c.paired_exists(true));
-                    for (m, rg, narrow) in [
-                        (1, 1, false),
-                        (1, 1, true),
-                        (2, 1, false),
-                        (2, 2, false),
-                        (4, 4, false),
-                    ] {
+                    for (m, rg, narrow) in LAYOUTS {
                         if !layout_supported(tile, m, rg, narrow) {
                             continue;
                         }
@@ -2461,13 +2466,7 @@ mod tests {
                             assert_eq!(v.score_scales(), c.score_scales());
                             assert_eq!(v.pool_elems(), c.pool_elems());
                             assert!(v.padded() && !v.kv_pairs_possible(arch));
-                            for (m, rg, narrow) in [
-                                (1, 1, false),
-                                (1, 1, true),
-                                (2, 1, false),
-                                (2, 2, false),
-                                (4, 4, false),
-                            ] {
+                            for (m, rg, narrow) in LAYOUTS {
                                 if !layout_supported(v.tile_head_dim(), m, rg, narrow) {
                                     continue;
                                 }

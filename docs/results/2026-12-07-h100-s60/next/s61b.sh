@@ -6,7 +6,6 @@
 # ferroflash-base.xz beside it; carry ["target/bundle"]. Expectations: expect-141.md.
 . "$(dirname "$0")/call-lib.sh" s61b
 BASE=target/bundle/ferroflash-base
-tcase() { timeout "$2" $T "$1" > $R/t-$(echo $1 | tr '/' '_').log 2>&1; save "$1 rc $? ($(grep -E 'passed,' $R/t-$(echo $1 | tr '/' '_').log))"; }
 tcase decode/kv_head_pairs 120
 grep -E "FAIL|case [0-9]+:|panicked" $R/t-decode_kv_head_pairs.log | head -20 >> $R/steps.log
 tcase decode/padded_head_dims 120
