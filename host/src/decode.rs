@@ -442,7 +442,7 @@ impl DecodeConfig {
     /// Check the configuration (head dim, head ratio, page size, scale, softcap, splits, m tiles).
     pub fn validate(&self) -> Result<()> {
         // 64, 128, 256; or, over 16-bit Q, a multiple of 16 up to 256 (16-bit K/V) or 80, 96,
-        // 112 (an fp8 KV cache): the padded variants.
+        // 112, 144 ..= 240 (an fp8 KV cache): the padded variants.
         let padded_ok = match (self.q_fp8, self.kv_fp8) {
             (false, None) => (16..=256).contains(&self.head_dim),
             (false, Some(_)) => matches!(self.head_dim, 80..=112 | 144..=240),
