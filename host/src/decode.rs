@@ -273,7 +273,9 @@ impl DecodeConfig {
     pub fn kv_pairs_possible(&self, arch: crate::ModuleArch) -> bool {
         let fp8_ok = match self.kv_fp8 {
             None => true,
-            Some(_) => matches!(self.head_dim, 64 | 80 | 96 | 112) && arch != crate::ModuleArch::Sm80,
+            Some(_) => {
+                matches!(self.head_dim, 64 | 80 | 96 | 112) && arch != crate::ModuleArch::Sm80
+            }
         };
         let tile = tile_head_dim_of(2 * self.head_dim);
         self.pair_view_of == 0
@@ -448,9 +450,7 @@ impl DecodeConfig {
             (false, Some(_)) => matches!(self.head_dim, 80..=112 | 144..=240),
             (true, _) => false,
         };
-        if padded_head_dim(self.head_dim)
-            && !(self.head_dim.is_multiple_of(16) && padded_ok)
-        {
+        if padded_head_dim(self.head_dim) && !(self.head_dim.is_multiple_of(16) && padded_ok) {
             return Err(Error::UnsupportedHeadDim(self.head_dim));
         }
         if self.kv_heads == 0
