@@ -13,9 +13,8 @@ ben() { # TAG BIN ARGS
 for round in 1 2; do
   ben new-$round $B
   ben off-$round $B --kv-pairs off
-  ben base-$round $BASE --workloads F1,F2,F3,F4,F6
 done
-ben hnd $B --kv-layout hnd
+ben base-1 $BASE --workloads F6
 sanitize memcheck decode/padded_head_dims
 if is_h200; then
   timeout 40 $B bench --rot-gib 2 > $R/bench-w.log 2>&1; save "bench W rc $?"
