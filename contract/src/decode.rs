@@ -354,9 +354,9 @@ pub const fn max_registers(
         Some(SIXTEEN_BIT_M16_MAX_REGISTERS)
     } else if kv_elem_bytes == 1 && head_dim == 128 && m_tiles == 1 {
         Some(if narrow { 96 } else { 128 })
-    } else if kv_elem_bytes == 1 && head_dim == 256 && m_tiles == 1 && narrow {
-        Some(SIXTEEN_BIT_M16_MAX_REGISTERS)
-    } else if kv_elem_bytes == 2 && head_dim <= 128 && m_tiles == 1 && !narrow {
+    } else if (kv_elem_bytes == 2 && head_dim <= 128 && m_tiles == 1 && !narrow)
+        || (kv_elem_bytes == 1 && head_dim == 256 && m_tiles == 1 && narrow)
+    {
         Some(SIXTEEN_BIT_M16_MAX_REGISTERS)
     } else {
         None
