@@ -337,7 +337,11 @@ pub const SIXTEEN_BIT_M16_MAX_REGISTERS: u32 = 168;
 /// variants at head dims 64 and 128 are capped at [`SIXTEEN_BIT_M16_MAX_REGISTERS`] to keep two CTAs per SM, and so
 /// are the row-split variants (`row_groups > 1`, one m16 tile per warp) of every element size
 /// at those head dims. At head dim 256 (one CTA per SM: a 64 KiB 16-bit stage) nothing is
-/// capped: a row-split warp holds 16 rows x 256 f32 of O, 128 registers.
+/// capped: a row-split warp holds 16 rows x 256 f32 of O, 128 registers. The narrow fp8
+/// variants at head dim 256 (`_d256_m8`, `_d256p_m8`: a 64 KiB ring, three CTAs per SM in
+/// shared memory) are capped at [`SIXTEEN_BIT_M16_MAX_REGISTERS`] for two CTAs per SM: the
+/// padded one needs 170 uncapped, and the CUDA occupancy then fell to one CTA per SM
+/// (docs/perf.md, change 141).
 pub const fn max_registers(
     kv_elem_bytes: u32,
     head_dim: u32,
@@ -350,7 +354,9 @@ pub const fn max_registers(
         Some(SIXTEEN_BIT_M16_MAX_REGISTERS)
     } else if kv_elem_bytes == 1 && head_dim == 128 && m_tiles == 1 {
         Some(if narrow { 96 } else { 128 })
-    } else if kv_elem_bytes == 2 && head_dim <= 128 && m_tiles == 1 && !narrow {
+    } else if (kv_elem_bytes == 2 && head_dim <= 128 && m_tiles == 1 && !narrow)
+        || (kv_elem_bytes == 1 && head_dim == 256 && m_tiles == 1 && narrow)
+    {
         Some(SIXTEEN_BIT_M16_MAX_REGISTERS)
     } else {
         None
@@ -614,6 +620,13 @@ mod tests {
         let cap = max_registers(1, 128, 1, 1, true, true).unwrap();
         assert!((2 * g.threads() / 32).div_ceil(4) * 32 * cap <= 16384);
         assert!(g.smem().merge_bytes <= g.stages * g.smem().stage_bytes);
+        // Narrow fp8 d256: two CTAs per SM, in shared memory and at the cap in each
+        // sub-partition's registers (ten warps: three per sub-partition).
+        let g = geometry(256, 1, 1, true);
+        assert!(2 * (g.smem().total_bytes + 1024) <= 228 * 1024);
+        let cap = max_registers(1, 256, 1, 1, true, false).unwrap();
+        assert!((2 * g.threads() / 32).div_ceil(4) * 32 * cap <= 16384);
+        assert_eq!(max_registers(1, 256, 1, 1, false, false), None);
         // 16-bit m16 at head dims 64 and 128: two CTAs per SM, in shared memory and, at the
         // cap, in each sub-partition's 16384 registers (ten warps: three per sub-partition).
         for d in [64, 128] {

@@ -76,7 +76,8 @@ pub const ALL_ENTRIES: &[(&str, ArchSet)] = &[
 /// O share a 16-bit type; `ff_decode_{q}_{kv}kv_d.._m..` for a 16-bit Q (and O) over an fp8 KV cache;
 /// `ff_decode_{fp8}_d.._m..` for all-fp8 Q/K/V with a bf16 output; `_d{64,128,256}p_..` for
 /// the padded variants of 16-bit Q over 16-bit K/V (any head dim up to 64, 128 or 256 that is
-/// a multiple of 16) and over an fp8 KV cache (`_{kv}kv_d128p_..`: 80, 96, 112).
+/// a multiple of 16) and over an fp8 KV cache (`_{kv}kv_d128p_..`: 80, 96, 112;
+/// `_{kv}kv_d256p_..`: 144 ..= 240, and the kv-head-pair view of 80-112).
 pub mod decode {
     use super::Elem::{self, Bf16, E4m3, E5m2, F16};
     use super::Variant;
@@ -176,6 +177,22 @@ pub mod decode {
         Variant { padded: true, ..v("ff_decode_f16_e5m2kv_d128p_m32", F16, E5m2, F16, 128, 2, 1, false) },
         Variant { padded: true, ..v("ff_decode_f16_e5m2kv_d128p_w32", F16, E5m2, F16, 128, 2, 2, false) },
         Variant { padded: true, ..v("ff_decode_f16_e5m2kv_d128p_w64", F16, E5m2, F16, 128, 4, 4, false) },
+        Variant { padded: true, ..v("ff_decode_bf16_e4m3kv_d256p_m16", Bf16, E4m3, Bf16, 256, 1, 1, false) },
+        Variant { padded: true, ..v("ff_decode_bf16_e4m3kv_d256p_m8", Bf16, E4m3, Bf16, 256, 1, 1, true) },
+        Variant { padded: true, ..v("ff_decode_bf16_e4m3kv_d256p_w32", Bf16, E4m3, Bf16, 256, 2, 2, false) },
+        Variant { padded: true, ..v("ff_decode_bf16_e4m3kv_d256p_w64", Bf16, E4m3, Bf16, 256, 4, 4, false) },
+        Variant { padded: true, ..v("ff_decode_bf16_e5m2kv_d256p_m16", Bf16, E5m2, Bf16, 256, 1, 1, false) },
+        Variant { padded: true, ..v("ff_decode_bf16_e5m2kv_d256p_m8", Bf16, E5m2, Bf16, 256, 1, 1, true) },
+        Variant { padded: true, ..v("ff_decode_bf16_e5m2kv_d256p_w32", Bf16, E5m2, Bf16, 256, 2, 2, false) },
+        Variant { padded: true, ..v("ff_decode_bf16_e5m2kv_d256p_w64", Bf16, E5m2, Bf16, 256, 4, 4, false) },
+        Variant { padded: true, ..v("ff_decode_f16_e4m3kv_d256p_m16", F16, E4m3, F16, 256, 1, 1, false) },
+        Variant { padded: true, ..v("ff_decode_f16_e4m3kv_d256p_m8", F16, E4m3, F16, 256, 1, 1, true) },
+        Variant { padded: true, ..v("ff_decode_f16_e4m3kv_d256p_w32", F16, E4m3, F16, 256, 2, 2, false) },
+        Variant { padded: true, ..v("ff_decode_f16_e4m3kv_d256p_w64", F16, E4m3, F16, 256, 4, 4, false) },
+        Variant { padded: true, ..v("ff_decode_f16_e5m2kv_d256p_m16", F16, E5m2, F16, 256, 1, 1, false) },
+        Variant { padded: true, ..v("ff_decode_f16_e5m2kv_d256p_m8", F16, E5m2, F16, 256, 1, 1, true) },
+        Variant { padded: true, ..v("ff_decode_f16_e5m2kv_d256p_w32", F16, E5m2, F16, 256, 2, 2, false) },
+        Variant { padded: true, ..v("ff_decode_f16_e5m2kv_d256p_w64", F16, E5m2, F16, 256, 4, 4, false) },
         v("ff_decode_bf16_d64_m16", Bf16, Bf16, Bf16, 64, 1, 1, false),
         v("ff_decode_bf16_d64_m8", Bf16, Bf16, Bf16, 64, 1, 1, true),
         v("ff_decode_bf16_d64_m32", Bf16, Bf16, Bf16, 64, 2, 1, false),

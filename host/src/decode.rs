@@ -101,7 +101,7 @@ pub struct DecodeConfig {
     pub q_heads: u32,
     pub kv_heads: u32,
     /// 64, 128 or 256; over 16-bit Q also any other multiple of 16 up to 256 (16-bit K/V) or
-    /// 80, 96, 112 (an fp8 KV cache), run in the padded variants ([`Self::padded`], See Note
+    /// 80, 96, 112, 144 ..= 240 (an fp8 KV cache, sm_90a / sm_100a), run in the padded variants ([`Self::padded`], See Note
     /// [padded head dims] in docs/DESIGN.md).
     pub head_dim: u32,
     /// Tokens per page, any value >= 1.
@@ -266,14 +266,16 @@ impl DecodeConfig {
     }
     /// Whether a kernel exists for the kv-head-pair view of this config on module `arch`: NHD
     /// pages, an even number of kv heads, a 16-bit Q, twice the head dim at most 256 and a
-    /// padded variant for it (over fp8 K/V: head dim 64, on the sm_90a / sm_100a modules,
-    /// whose `_d128p` fp8 entries run it), the doubled head ratio within
+    /// padded variant for it (over fp8 K/V: head dims 64-112, on the sm_90a / sm_100a
+    /// modules, whose `_d128p` / `_d256p` fp8 entries run it), the doubled head ratio within
     /// [`ferroflash_contract::params::MAX_GROUP`], and no `m_tiles` override the view's tile
     /// head dim refuses.
     pub fn kv_pairs_possible(&self, arch: crate::ModuleArch) -> bool {
         let fp8_ok = match self.kv_fp8 {
             None => true,
-            Some(_) => self.head_dim == 64 && arch != crate::ModuleArch::Sm80,
+            Some(_) => {
+                matches!(self.head_dim, 64 | 80 | 96 | 112) && arch != crate::ModuleArch::Sm80
+            }
         };
         let tile = tile_head_dim_of(2 * self.head_dim);
         self.pair_view_of == 0
@@ -442,15 +444,13 @@ impl DecodeConfig {
     /// Check the configuration (head dim, head ratio, page size, scale, softcap, splits, m tiles).
     pub fn validate(&self) -> Result<()> {
         // 64, 128, 256; or, over 16-bit Q, a multiple of 16 up to 256 (16-bit K/V) or 80, 96,
-        // 112 (an fp8 KV cache): the padded variants.
-        let padded_range = match (self.q_fp8, self.kv_fp8) {
-            (false, None) => 16..=256,
-            (false, Some(_)) => 80..=112,
-            (true, _) => 0..=0,
+        // 112, 144 ..= 240 (an fp8 KV cache): the padded variants.
+        let padded_ok = match (self.q_fp8, self.kv_fp8) {
+            (false, None) => (16..=256).contains(&self.head_dim),
+            (false, Some(_)) => matches!(self.head_dim, 80..=112 | 144..=240),
+            (true, _) => false,
         };
-        if padded_head_dim(self.head_dim)
-            && !(self.head_dim.is_multiple_of(16) && padded_range.contains(&self.head_dim))
-        {
+        if padded_head_dim(self.head_dim) && !(self.head_dim.is_multiple_of(16) && padded_ok) {
             return Err(Error::UnsupportedHeadDim(self.head_dim));
         }
         if self.kv_heads == 0
@@ -2358,8 +2358,8 @@ mod tests {
                 let mut c = cfg();
                 (c.head_dim, c.dtype) = (head_dim, dtype);
                 let tile = c.tile_head_dim();
-                // 16-bit K/V, and an fp8 KV cache at 80-112 (tiles of 128).
-                let kvs: &[Option<Fp8Format>] = if tile == 128 {
+                // 16-bit K/V, and an fp8 KV cache at 80-112 and 144-240 (tiles of 128, 256).
+                let kvs: &[Option<Fp8Format>] = if tile > 64 {
                     &[None, Some(Fp8Format::E4m3), Some(Fp8Format::E5m2)]
                 } else {
                     &[None]
@@ -2387,8 +2387,8 @@ mod tests {
             }
         }
         // 2 dtypes x (16, 32, 48 in 5 layouts; 80, 96, 112 in 5 layouts over three K/V
-        // formats; 144 ..= 240 in 4).
-        assert_eq!(checked, 2 * (3 * 5 + 3 * 3 * 5 + 7 * 4));
+        // formats; 144 ..= 240 in 4 over three).
+        assert_eq!(checked, 2 * (3 * 5 + 3 * 3 * 5 + 7 * 4 * 3));
     }
 
     /// Kv-head pairs (See Note [kv-head pairs] in docs/DESIGN.md): for every head dim, K/V
@@ -2422,8 +2422,8 @@ mod tests {
                             continue;
                         }
                         let possible = c.kv_pairs_possible(arch);
-                        let fp8_ok =
-                            kv_fp8.is_none() || (head_dim == 64 && arch != ModuleArch::Sm80);
+                        let fp8_ok = kv_fp8.is_none()
+                            || (matches!(head_dim, 64 | 80 | 96 | 112) && arch != ModuleArch::Sm80);
                         assert_eq!(
                             possible,
                             layout == KvLayout::Nhd
@@ -2488,10 +2488,10 @@ mod tests {
             }
         }
         // Per arch: 16-bit at 16..=128 (8 head dims) x two NHD even-kv-head shapes x the
-        // cases that pair (misaligned: 5 of 7; aligned 64 and 128: 1 of 7), and fp8 at 64
-        // (64-byte rows: 4, 8 at 64 per SM, forced; 3 of 7) on sm_90a / sm_100a (2 formats x
-        // 2 shapes).
-        assert_eq!(paired, 3 * 2 * (6 * 5 + 2) + 2 * 2 * 2 * 3);
+        // cases that pair (misaligned: 5 of 7; aligned 64 and 128: 1 of 7), and fp8 at 64, 80,
+        // 96, 112 (rows of 64-112 bytes: 4, 8 at 64 per SM, forced; 3 of 7) on sm_90a /
+        // sm_100a (2 formats x 2 shapes).
+        assert_eq!(paired, 3 * 2 * (6 * 5 + 2) + 2 * 4 * 2 * 2 * 3);
     }
 
     /// Every mode and head dim at 64 rows per CTA: the wgmma rule picks `_g64` exactly where
@@ -2707,7 +2707,7 @@ mod tests {
             assert!([64, 128, 256].contains(&t) && t >= d && (t == 64 || t / 2 < d));
             for fp8 in [Fp8Format::E4m3, Fp8Format::E5m2] {
                 c.kv_fp8 = Some(fp8);
-                let want = if c.padded() && !(80..=112).contains(&d) {
+                let want = if c.padded() && !matches!(d, 80..=112 | 144..=240) {
                     Err(Error::UnsupportedHeadDim(d))
                 } else {
                     Ok(())

@@ -22,9 +22,9 @@ fn config_cases() -> Vec<ConfigCase> {
             |r| matches!(r, Err(Error::UnsupportedHeadDim(100))),
         ),
         (
-            "head_dim 144 over an fp8 KV cache (padded fp8 head dims are 80-112)",
-            |c| (c.head_dim, c.kv_fp8) = (144, Some(Fp8Format::E4m3)),
-            |r| matches!(r, Err(Error::UnsupportedHeadDim(144))),
+            "head_dim 32 over an fp8 KV cache (padded fp8 head dims are 80-112 and 144-240)",
+            |c| (c.head_dim, c.kv_fp8) = (32, Some(Fp8Format::E4m3)),
+            |r| matches!(r, Err(Error::UnsupportedHeadDim(32))),
         ),
         (
             "head_dim 48 over an fp8 KV cache",

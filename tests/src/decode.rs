@@ -1523,7 +1523,7 @@ fn wgmma_consumer(d: &Device) -> CaseResult {
 /// odd head dims), ragged lengths with an empty request, NaN-poisoned spare rows (the
 /// generator's), a zero-Q decoy call first in every other case, and HND pages in every third;
 /// over an fp8 KV cache (e4m3, e5m2 under bf16 and f16 Q) at 80-112 in each of its five
-/// layouts (sm_90a and sm_100a modules).
+/// layouts and at 144-240 in each of its four (sm_90a and sm_100a modules).
 /// (CUDA graphs at padded head dims: `graph_replay`.)
 fn padded_head_dims(d: &Device) -> CaseResult {
     use DType::{Bf16, E4m3, E5m2, F16};
@@ -1538,6 +1538,11 @@ fn padded_head_dims(d: &Device) -> CaseResult {
         (96, 16, 6, 8, Bf16, E4m3, Some(4), None, "w64"),
         (96, 16, 8, 4, F16, E4m3, Some(2), Some(false), "m32"),
         (112, 3, 4, 3, Bf16, E5m2, None, None, "m16"),
+        // Tiles of 256 columns over fp8 K/V (change 141).
+        (192, 16, 4, 1, Bf16, E4m3, None, None, "m8"),
+        (144, 3, 8, 4, F16, E5m2, Some(2), None, "w32"),
+        (240, 24, 12, 5, Bf16, E4m3, Some(4), None, "w64"),
+        (176, 64, 1, 16, Bf16, E5m2, Some(1), None, "m16"),
     ];
     let cases = [
         (96, 16, 4, 1, Bf16, None),
@@ -1594,7 +1599,7 @@ fn padded_head_dims(d: &Device) -> CaseResult {
 
 /// Kv-head pairs (See Note [kv-head pairs] in docs/DESIGN.md): each case runs the pair view
 /// (`kv_head_pairs = Some(true)`, checked in the plan's report) against the reference: fp8
-/// K/V at head dim 64 (sm_90a / sm_100a modules only), 16-bit K/V at head dims 16-128 (rows
+/// K/V at head dims 64-112 (sm_90a / sm_100a modules only), 16-bit K/V at head dims 16-128 (rows
 /// of 32-256 bytes, aligned ones too), 2-8 kv heads, ratios 1-12, 1-16 new tokens, every
 /// scale layout (the pair's two kv heads take their own q, k and v entries), softcap,
 /// window, sinks, fixed and automatic splits through the combine and the cluster merge, page
@@ -1616,6 +1621,10 @@ fn kv_head_pairs(d: &Device) -> CaseResult {
         (16, 1, 2, 2, 3, Bf16, Bf16, Splits::Fixed(5)),
         (64, 16, 4, 4, 4, Bf16, Bf16, Splits::Auto),
         (128, 16, 4, 2, 1, F16, F16, Splits::Auto),
+        // fp8 K/V at 80-112: the view's tiles of 256 columns (change 141).
+        (96, 16, 8, 4, 1, Bf16, E4m3, Splits::Auto),
+        (80, 3, 4, 2, 4, F16, E5m2, Splits::Fixed(3)),
+        (112, 1, 2, 8, 2, Bf16, E4m3, Splits::Auto),
     ];
     let layouts = [
         ScaleLayout::PerTensor,

@@ -158,7 +158,7 @@ decode_entry!(ff_decode_f16_d256p_m16, F16Ops, 256, pad 1);
 decode_entry!(ff_decode_f16_d256p_m8, F16Ops, 256, pad narrow);
 decode_entry!(ff_decode_f16_d256p_w32, F16Ops, 256, pad rows 2);
 decode_entry!(ff_decode_f16_d256p_w64, F16Ops, 256, pad rows 4);
-// Padded head dims over an fp8 KV cache: 80, 96, 112 (tiles of 128 columns); sm_89 and newer
+// Padded head dims over an fp8 KV cache: 80, 96, 112 (tiles of 128 columns), 144-240 (256); sm_89 and newer
 // only (`ArchSet::Sm89Plus`): on sm_80 the extra entries shift LLVM's code for the module's
 // existing fp8 `_w64` entries into spills, and sm_80 has no fp8 conversion instructions.
 #[cfg(target_feature = "sm_89")]
@@ -184,6 +184,24 @@ mod padded_fp8kv {
     decode_entry!(ff_decode_f16_e5m2kv_d128p_m32, F16E5m2Kv, 128, pad 2);
     decode_entry!(ff_decode_f16_e5m2kv_d128p_w32, F16E5m2Kv, 128, pad rows 2);
     decode_entry!(ff_decode_f16_e5m2kv_d128p_w64, F16E5m2Kv, 128, pad rows 4);
+    // Tiles of 256 columns over an fp8 KV cache (session 60, change 141): head dims 144-240
+    // and the kv-head-pair view of 80-112 (See Note [kv-head pairs]).
+    decode_entry!(ff_decode_bf16_e4m3kv_d256p_m16, Bf16E4m3Kv, 256, pad 1);
+    decode_entry!(ff_decode_bf16_e4m3kv_d256p_m8, Bf16E4m3Kv, 256, pad narrow);
+    decode_entry!(ff_decode_bf16_e4m3kv_d256p_w32, Bf16E4m3Kv, 256, pad rows 2);
+    decode_entry!(ff_decode_bf16_e4m3kv_d256p_w64, Bf16E4m3Kv, 256, pad rows 4);
+    decode_entry!(ff_decode_bf16_e5m2kv_d256p_m16, Bf16E5m2Kv, 256, pad 1);
+    decode_entry!(ff_decode_bf16_e5m2kv_d256p_m8, Bf16E5m2Kv, 256, pad narrow);
+    decode_entry!(ff_decode_bf16_e5m2kv_d256p_w32, Bf16E5m2Kv, 256, pad rows 2);
+    decode_entry!(ff_decode_bf16_e5m2kv_d256p_w64, Bf16E5m2Kv, 256, pad rows 4);
+    decode_entry!(ff_decode_f16_e4m3kv_d256p_m16, F16E4m3Kv, 256, pad 1);
+    decode_entry!(ff_decode_f16_e4m3kv_d256p_m8, F16E4m3Kv, 256, pad narrow);
+    decode_entry!(ff_decode_f16_e4m3kv_d256p_w32, F16E4m3Kv, 256, pad rows 2);
+    decode_entry!(ff_decode_f16_e4m3kv_d256p_w64, F16E4m3Kv, 256, pad rows 4);
+    decode_entry!(ff_decode_f16_e5m2kv_d256p_m16, F16E5m2Kv, 256, pad 1);
+    decode_entry!(ff_decode_f16_e5m2kv_d256p_m8, F16E5m2Kv, 256, pad narrow);
+    decode_entry!(ff_decode_f16_e5m2kv_d256p_w32, F16E5m2Kv, 256, pad rows 2);
+    decode_entry!(ff_decode_f16_e5m2kv_d256p_w64, F16E5m2Kv, 256, pad rows 4);
 }
 decode_entry!(ff_decode_bf16_d64_m16, Bf16Ops, 64, 1);
 decode_entry!(ff_decode_bf16_d64_m8, Bf16Ops, 64, 1, true);
