@@ -262,36 +262,6 @@ pub struct Knobs {
     pub graph_cluster: Option<u32>,
 }
 
-impl Default for Knobs {
-    /// The library's defaults (those of `DecodeConfig::new`; the shape given here does not
-    /// change them).
-    fn default() -> Self {
-        let c = DecodeConfig::new(1, 1, 128, 1, 1, Dtype16::Bf16);
-        Knobs {
-            splits: c.splits,
-            m_tiles: c.m_tiles,
-            row_split: c.row_split,
-            wgmma: c.wgmma,
-            tma: c.tma,
-            next_wave_prefetch: c.next_wave_prefetch,
-            tail: c.tail,
-            balance: c.balance,
-            cluster_merge: c.cluster_merge,
-            max_cluster_splits: c.max_cluster_splits,
-            combine_parts: c.combine_parts,
-            narrow_rows: c.narrow_rows,
-            paired_tiles: c.paired_tiles,
-            kv_head_pairs: c.kv_head_pairs,
-            early_kv: c.early_kv,
-            kv_layout: c.kv_layout,
-            paged_probe: None,
-            plan_only: false,
-            graph_plan: None,
-            graph_cluster: c.graph_cluster,
-        }
-    }
-}
-
 /// Value pattern of the pools: element `e` holds `block[e % block.len()]`.
 const BLOCK_ELEMS: usize = 1 << 24;
 
@@ -972,14 +942,13 @@ pub fn bench(
 }
 
 /// `ferroflash check`: correctness on the workloads (sampled requests vs the CPU reference).
-pub fn check(specs: &[Spec]) -> Result<(), String> {
+pub fn check(specs: &[Spec], knobs: Knobs) -> Result<(), String> {
     let dev = Device::new(0)
         .map_err(|e| format!("{e} (the CPU reference alone runs with `ferroflash bench`)"))?;
     let mut bad = 0;
     for spec in specs {
         for &page in &spec.page_sizes {
-            let r = Case::build(&dev, spec, page, 0.0, Knobs::default())
-                .and_then(|mut c| c.check(&dev, 2));
+            let r = Case::build(&dev, spec, page, 0.0, knobs).and_then(|mut c| c.check(&dev, 2));
             match r {
                 Ok(e) if e < 1e-2 => println!("PASS {} p{page}: rel err {e:.2e}", spec.name),
                 Ok(e) => {
