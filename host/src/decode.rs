@@ -211,8 +211,8 @@ pub struct DecodeConfig {
     /// instead of rows that share 128-byte lines with the next kv head's. `None` (default) =
     /// automatic: where a K/V row is not a multiple of 128 bytes (an fp8 cache at head dim 64,
     /// 16-bit ones at 32, 48, 80, 96, 112) and the pair's packed rows fit one CTA (over fp8
-    /// K/V: eight rows, or sixteen on batches of [`PAIR_FP8_MIN_TILES_PER_SM`] tiles per SM,
-    /// See [`DecodeConfig::kernel_view`]);
+    /// K/V: eight rows, or at head dim 64 sixteen on batches of [`PAIR_FP8_MIN_TILES_PER_SM`]
+    /// tiles per SM, See [`DecodeConfig::kernel_view`]);
     /// `Some(true)` wherever a kernel exists for it ([`DecodeConfig::kv_pairs_possible`]);
     /// `Some(false)` never.
     pub kv_head_pairs: Option<bool>,
@@ -299,12 +299,15 @@ impl DecodeConfig {
     /// config).
     ///
     /// The automatic rule: rows not a multiple of 128 bytes, no `m_tiles` override, and the
-    /// pair's rows within one CTA (64), over fp8 K/V within the narrow consumers' 8, or 16 where
-    /// the batch has [`PAIR_FP8_MIN_TILES_PER_SM`] tiles per SM. Measured (docs/perf.md,
-    /// session 60, H100): fp8 d64 at 1 or 4 rows -7..30%, at 8 rows -27% on 496 tiles per SM
-    /// and +8% on 16 (the 16-row fp8 consumer costs more per tile than the narrow one, which
-    /// only a long batch's line savings repay), at 32 rows +1.4%; 16-bit d80 / d96 at 1-16
-    /// rows -7..17%.
+    /// pair's rows within one CTA (64), over fp8 K/V within the narrow consumers' 8, or (fp8
+    /// d64, whose pair runs 128-column tiles) 16 where the batch has
+    /// [`PAIR_FP8_MIN_TILES_PER_SM`] tiles per SM. Measured (docs/perf.md, sessions 60-61,
+    /// H100): fp8 d64 at 1 or 4 rows -7..30%, at 8 rows -27% on 496 tiles per SM and +8% on 16
+    /// (the 16-row fp8 consumer costs more per tile than the narrow one, which only a long
+    /// batch's line savings repay), at 32 rows +1.4%; fp8 d80 / d96 at 1 and 4 rows -5..33%;
+    /// 16-bit d80 / d96 at 1-16 rows -7..17%. fp8 80-112 at 8 rows would pair into the 16-row
+    /// `_d256p_m16`, which runs one CTA per SM (224-232 registers) and is not measured there
+    /// (forced on fp8 d128 at 8 rows: +10.5%, session 61): left unpaired.
     pub fn kernel_view(
         &self,
         arch: crate::ModuleArch,
@@ -318,6 +321,7 @@ impl DecodeConfig {
             Some(_) => {
                 2 * max_rows <= M_TILE_ROWS / 2
                     || (2 * max_rows <= M_TILE_ROWS
+                        && tile_head_dim_of(2 * self.head_dim) <= 128
                         && kv_tiles >= PAIR_FP8_MIN_TILES_PER_SM * sm_count as u64)
             }
         };
@@ -2448,7 +2452,10 @@ mod tests {
                             let rows_ok = match kv_fp8 {
                                 None => rows <= 32,
                                 Some(_) => {
-                                    rows <= 4 || (rows <= 8 && per_sm >= PAIR_FP8_MIN_TILES_PER_SM)
+                                    rows <= 4
+                                        || (rows <= 8
+                                            && head_dim == 64
+                                            && per_sm >= PAIR_FP8_MIN_TILES_PER_SM)
                                 }
                             };
                             let expect = possible
@@ -2488,10 +2495,11 @@ mod tests {
             }
         }
         // Per arch: 16-bit at 16..=128 (8 head dims) x two NHD even-kv-head shapes x the
-        // cases that pair (misaligned: 5 of 7; aligned 64 and 128: 1 of 7), and fp8 at 64, 80,
-        // 96, 112 (rows of 64-112 bytes: 4, 8 at 64 per SM, forced; 3 of 7) on sm_90a /
-        // sm_100a (2 formats x 2 shapes).
-        assert_eq!(paired, 3 * 2 * (6 * 5 + 2) + 2 * 4 * 2 * 2 * 3);
+        // cases that pair (misaligned: 5 of 7; aligned 64 and 128: 1 of 7), and fp8 at 64
+        // (64-byte rows: 4, 8 at 64 per SM, forced; 3 of 7) and 80, 96, 112 (4 and forced: 2 of
+        // 7; 8 rows would pair into the one-CTA-per-SM `_d256p_m16`) on sm_90a / sm_100a (2
+        // formats x 2 shapes).
+        assert_eq!(paired, 3 * 2 * (6 * 5 + 2) + 2 * 2 * 2 * (3 + 3 * 2));
     }
 
     /// Every mode and head dim at 64 rows per CTA: the wgmma rule picks `_g64` exactly where
