@@ -8,7 +8,8 @@
 # is cut), $R/gpu.txt from nvidia-smi, `tcase FILTER SECONDS` (suite cases), `is_h200`,
 # `peers_w DIR` (fi_decode_tc on W1-W6 from a copy of shared/peers in .peers/), and
 # `sanitize TOOL FILTER` (compute-sanitizer on the suite cases FILTER while $LIMIT seconds
-# (default 570) are not used up; false when they are).
+# (default 570) are not used up; false when they are), `ben TAG FILE SECONDS ARGS...` (one
+# `ferroflash bench` of the workload file FILE, 1 GiB of rotated inputs, log bench-TAG.log).
 CALL_NAME="${1:?call name}"
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 R=/tmp/$CALL_NAME; mkdir -p "$R"
@@ -27,6 +28,10 @@ peers_w() { # DIR: fi_decode_tc on W1-W6, its env.json (the read ceiling) for ou
 tcase() { # FILTER SECONDS: the suite cases FILTER, log t-<filter>.log, result in steps.log
   local log; log=$R/t-$(echo "$1" | tr '/' '_').log
   timeout "$2" $T "$1" > "$log" 2>&1; save "$1 rc $? ($(grep -E 'passed,' "$log"))"
+}
+ben() { # TAG FILE SECONDS ARGS: `ferroflash bench` on FILE, 1 GiB rotated, log bench-TAG.log
+  local tag=$1 file=$2 secs=$3; shift 3
+  timeout "$secs" $B bench --workload-file "$file" --rot-gib 1 "$@" > "$R/bench-$tag.log" 2>&1; save "bench $tag rc $?"
 }
 sanitize() { # TOOL FILTER
   local rem=$((LIMIT - (SECONDS - start))); [ $rem -gt 20 ] || return 1
