@@ -62,10 +62,16 @@ pub enum Dtype16 {
 pub use ferroflash_contract::fp8::Fp8Format;
 
 /// Tiles (64 keys of one kv head) per SM from which the automatic kv-head-pair rule pairs
-/// fp8 K/V whose pair has 9-16 packed rows ([`DecodeConfig::kernel_view`]): between the 16
-/// per SM where pairing measured 8% slower and the 496 where it measured 27% faster (session
-/// 60, H100; the boundary between them is not measured).
+/// fp8 d64 K/V whose pair has 9-16 packed rows (the 128-column `_d128p_m16`,
+/// [`DecodeConfig::kernel_view`]): between the 16 per SM where pairing measured 8% slower and
+/// the 496 where it measured 27% faster (session 60, H100; the boundary between them is not
+/// measured).
 pub const PAIR_FP8_MIN_TILES_PER_SM: u64 = 64;
+
+/// As [`PAIR_FP8_MIN_TILES_PER_SM`] for fp8 80-112, whose 9-16-row pair runs the 256-column
+/// `_d256p_m16` at one CTA per SM: measured (session 62, H100, 8 rows -> 16) 0.6-4.6% faster
+/// paired on 124 tiles per SM (d80, d96) and 9.5-19.5% on 248 (d96, d112).
+pub const PAIR_FP8_WIDE_MIN_TILES_PER_SM: u64 = 120;
 
 /// The kernels' tile head dim for a row of `head_dim` columns: the smallest of 64, 128 and 256
 /// not under it ([`DecodeConfig::tile_head_dim`]; also that of a kv-head pair's rows).
@@ -209,10 +215,11 @@ pub struct DecodeConfig {
     /// adjacent kv heads as one K/V row of twice the head dim (a block-diagonal Q: each q
     /// head's columns beside zeros), so that a CTA's copies are runs of `2 head_dim` elements
     /// instead of rows that share 128-byte lines with the next kv head's. `None` (default) =
-    /// automatic: where a K/V row is not a multiple of 128 bytes (an fp8 cache at head dim 64,
-    /// 16-bit ones at 32, 48, 80, 96, 112) and the pair's packed rows fit one CTA (over fp8
-    /// K/V: eight rows, or at head dim 64 sixteen on batches of [`PAIR_FP8_MIN_TILES_PER_SM`]
-    /// tiles per SM, See [`DecodeConfig::kernel_view`]);
+    /// automatic: where a K/V row is not a multiple of 128 bytes (an fp8 cache at head dims 64
+    /// and 80-112, 16-bit ones at 32, 48, 80, 96, 112) and the pair's packed rows fit one CTA
+    /// (over fp8 K/V: eight rows, or sixteen on batches of [`PAIR_FP8_MIN_TILES_PER_SM`] tiles
+    /// per SM at head dim 64 and [`PAIR_FP8_WIDE_MIN_TILES_PER_SM`] at 80-112, See
+    /// [`DecodeConfig::kernel_view`]);
     /// `Some(true)` wherever a kernel exists for it ([`DecodeConfig::kv_pairs_possible`]);
     /// `Some(false)` never.
     pub kv_head_pairs: Option<bool>,
@@ -305,9 +312,9 @@ impl DecodeConfig {
     /// H100): fp8 d64 at 1 or 4 rows -7..30%, at 8 rows -27% on 496 tiles per SM and +8% on 16
     /// (the 16-row fp8 consumer costs more per tile than the narrow one, which only a long
     /// batch's line savings repay), at 32 rows +1.4%; fp8 d80 / d96 at 1 and 4 rows -5..33%;
-    /// 16-bit d80 / d96 at 1-16 rows -7..17%. fp8 80-112 at 8 rows would pair into the 16-row
-    /// `_d256p_m16`, which runs one CTA per SM (224-232 registers) and is not measured there
-    /// (forced on fp8 d128 at 8 rows: +10.5%, session 61): left unpaired.
+    /// 16-bit d80 / d96 at 1-16 rows -7..17%. fp8 80-112 at 5-8 rows pair into the 16-row
+    /// `_d256p_m16`, which runs one CTA per SM (224-232 registers): from
+    /// [`PAIR_FP8_WIDE_MIN_TILES_PER_SM`] tiles per SM (session 62: -0.6..19.5% on 124-248).
     pub fn kernel_view(
         &self,
         arch: crate::ModuleArch,
@@ -319,10 +326,13 @@ impl DecodeConfig {
         let rows_ok = match self.kv_fp8 {
             None => 2 * max_rows <= 4 * M_TILE_ROWS,
             Some(_) => {
+                let min_per_sm = if tile_head_dim_of(2 * self.head_dim) <= 128 {
+                    PAIR_FP8_MIN_TILES_PER_SM
+                } else {
+                    PAIR_FP8_WIDE_MIN_TILES_PER_SM
+                };
                 2 * max_rows <= M_TILE_ROWS / 2
-                    || (2 * max_rows <= M_TILE_ROWS
-                        && tile_head_dim_of(2 * self.head_dim) <= 128
-                        && kv_tiles >= PAIR_FP8_MIN_TILES_PER_SM * sm_count as u64)
+                    || (2 * max_rows <= M_TILE_ROWS && kv_tiles >= min_per_sm * sm_count as u64)
             }
         };
         let want = match self.kv_head_pairs {
@@ -2442,6 +2452,8 @@ mod tests {
                             (4, 1, None),
                             (8, 63, None),
                             (8, 64, None),
+                            (8, 119, None),
+                            (8, 120, None),
                             (32, 64, None),
                             (33, 64, None),
                             (40, 1, Some(true)),
@@ -2452,10 +2464,12 @@ mod tests {
                             let rows_ok = match kv_fp8 {
                                 None => rows <= 32,
                                 Some(_) => {
-                                    rows <= 4
-                                        || (rows <= 8
-                                            && head_dim == 64
-                                            && per_sm >= PAIR_FP8_MIN_TILES_PER_SM)
+                                    let min = if head_dim == 64 {
+                                        PAIR_FP8_MIN_TILES_PER_SM
+                                    } else {
+                                        PAIR_FP8_WIDE_MIN_TILES_PER_SM
+                                    };
+                                    rows <= 4 || (rows <= 8 && per_sm >= min)
                                 }
                             };
                             let expect = possible
@@ -2495,11 +2509,11 @@ mod tests {
             }
         }
         // Per arch: 16-bit at 16..=128 (8 head dims) x two NHD even-kv-head shapes x the
-        // cases that pair (misaligned: 5 of 7; aligned 64 and 128: 1 of 7), and fp8 at 64
-        // (64-byte rows: 4, 8 at 64 per SM, forced; 3 of 7) and 80, 96, 112 (4 and forced: 2 of
-        // 7; 8 rows would pair into the one-CTA-per-SM `_d256p_m16`) on sm_90a / sm_100a (2
-        // formats x 2 shapes).
-        assert_eq!(paired, 3 * 2 * (6 * 5 + 2) + 2 * 2 * 2 * (3 + 3 * 2));
+        // cases that pair (misaligned: 7 of 9; aligned 64 and 128: 1 of 9), and fp8 at 64
+        // (64-byte rows: 4, 8 at 64, 119 and 120 per SM, forced; 5 of 9) and 80, 96, 112 (4, 8
+        // at 120 per SM into the one-CTA-per-SM `_d256p_m16`, forced: 3 of 9) on sm_90a /
+        // sm_100a (2 formats x 2 shapes).
+        assert_eq!(paired, 3 * 2 * (6 * 7 + 2) + 2 * 2 * 2 * (5 + 3 * 3));
     }
 
     /// Every mode and head dim at 64 rows per CTA: the wgmma rule picks `_g64` exactly where
