@@ -69,8 +69,8 @@ pub use ferroflash_contract::fp8::Fp8Format;
 pub const PAIR_FP8_MIN_TILES_PER_SM: u64 = 64;
 
 /// As [`PAIR_FP8_MIN_TILES_PER_SM`] for fp8 80-112, whose 9-16-row pair runs the 256-column
-/// `_d256p_m16` at one CTA per SM: measured (session 62, H100, 8 rows -> 16) 0.6-4.6% faster
-/// paired on 124 tiles per SM (d80, d96) and 9.5-19.5% on 248 (d96, d112).
+/// `_d256p_m16` at one CTA per SM: measured (session 62, H100, 8 rows -> 16) 0.8-4.6% faster
+/// paired on 124 tiles per SM (d80, d96) and 9.3-19.4% on 248 (d96, d112).
 pub const PAIR_FP8_WIDE_MIN_TILES_PER_SM: u64 = 120;
 
 /// The kernels' tile head dim for a row of `head_dim` columns: the smallest of 64, 128 and 256
@@ -314,7 +314,7 @@ impl DecodeConfig {
     /// batch's line savings repay), at 32 rows +1.4%; fp8 d80 / d96 at 1 and 4 rows -5..33%;
     /// 16-bit d80 / d96 at 1-16 rows -7..17%. fp8 80-112 at 5-8 rows pair into the 16-row
     /// `_d256p_m16`, which runs one CTA per SM (224-232 registers): from
-    /// [`PAIR_FP8_WIDE_MIN_TILES_PER_SM`] tiles per SM (session 62: -0.6..19.5% on 124-248).
+    /// [`PAIR_FP8_WIDE_MIN_TILES_PER_SM`] tiles per SM (session 62: -0.8..19.4% on 124-248).
     pub fn kernel_view(
         &self,
         arch: crate::ModuleArch,
