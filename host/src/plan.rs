@@ -629,18 +629,33 @@ pub fn prefer_paired(blocks: u64, sm_count: u32, ctas_per_sm: (u32, u32)) -> boo
 /// When the last of `work`'s CTAs ends, in tile-times, if each costs its tiles plus
 /// [`CTA_OVERHEAD_TILES`] and the hardware hands them out in order, each to the first of
 /// `wave` slots that frees (how a balanced plan is priced once built).
+///
+/// The slots' free times are a min-heap (O(work log wave); which of several equally free
+/// slots takes a CTA does not change any time), so a batch of thousands of CTAs is priced in
+/// microseconds: the planner runs on the host before every decode call.
 pub fn dispatch_end_tiles(work: &[DecodeWork], wave: usize) -> f64 {
-    let mut free = vec![0f64; wave.max(1)];
+    // Free times as `total_cmp`-ordered keys, smallest on top.
+    #[derive(PartialEq)]
+    struct Free(f64);
+    impl Eq for Free {}
+    impl PartialOrd for Free {
+        fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+    impl Ord for Free {
+        fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+            other.0.total_cmp(&self.0)
+        }
+    }
+    let mut free: std::collections::BinaryHeap<Free> =
+        (0..wave.max(1)).map(|_| Free(0.0)).collect();
     let mut end = 0f64;
     for w in work {
-        let (k, t) = free
-            .iter()
-            .copied()
-            .enumerate()
-            .min_by(|a, b| a.1.total_cmp(&b.1))
-            .expect("at least one slot");
-        let done = t + w.tiles() as f64 + CTA_OVERHEAD_TILES;
-        free[k] = done;
+        let mut slot = free.peek_mut().expect("at least one slot");
+        let done = slot.0 + w.tiles() as f64 + CTA_OVERHEAD_TILES;
+        slot.0 = done;
+        drop(slot);
         end = end.max(done);
     }
     end

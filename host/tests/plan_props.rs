@@ -2,8 +2,9 @@
 //! and determinism over generated batches. `FF_PLAN_CASES` sets the case count (default 10,000).
 
 use ferroflash::plan::{
-    cluster_order, graph_max_ctas, max_auto_ctas, plan, Balance, Plan, PlanInput, Splits,
-    TailSplit, MAX_SPLITS, MAX_TAIL_CHUNKS, MIN_TILES_PER_SPLIT, WORKSPACE_ALIGN_BYTES,
+    cluster_order, dispatch_end_tiles, graph_max_ctas, max_auto_ctas, plan, Balance, Plan,
+    PlanInput, Splits, TailSplit, MAX_SPLITS, MAX_TAIL_CHUNKS, MIN_TILES_PER_SPLIT,
+    WORKSPACE_ALIGN_BYTES,
 };
 use ferroflash::split_model::CTA_OVERHEAD_TILES;
 use ferroflash_contract::decode::{KV_TILE_TOKENS, M_TILE_ROWS};
@@ -333,5 +334,32 @@ proptest! {
                 prop_assert_eq!(a, z);
             }
         }
+    }
+
+    /// The heap-priced dispatch equals the plain one: every CTA to the first slot that frees,
+    /// found by a scan of all slots (the planner's version before session 62).
+    #[test]
+    fn dispatch_end_matches_scan(
+        ranges in prop::collection::vec(1u32..20_000, 0..600),
+        wave in 1usize..300,
+    ) {
+        let work: Vec<DecodeWork> = ranges
+            .iter()
+            .map(|&n| DecodeWork { kv_start: 0, kv_end: n, ..Default::default() })
+            .collect();
+        let mut free = vec![0f64; wave];
+        let mut end = 0f64;
+        for w in &work {
+            let (k, t) = free
+                .iter()
+                .copied()
+                .enumerate()
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .unwrap();
+            let done = t + w.tiles() as f64 + CTA_OVERHEAD_TILES;
+            free[k] = done;
+            end = end.max(done);
+        }
+        prop_assert_eq!(dispatch_end_tiles(&work, wave).to_bits(), end.to_bits());
     }
 }
