@@ -768,7 +768,9 @@ pub fn plan(inp: &PlanInput) -> Plan {
             || (inp.balance == Balance::Auto && max_rows <= rows_per_block))
     {
         let wave = (inp.sm_count * inp.ctas_per_sm) as usize;
-        if let Some((p, estimate)) = balanced(inp, m_tiles) {
+        let wanted =
+            inp.balance == Balance::On || balanced_may_win(&uniform, wave, inp.ctas_per_sm);
+        if let Some((p, estimate)) = wanted.then(|| balanced(inp, m_tiles)).flatten() {
             if inp.balance == Balance::On
                 || prefer_balanced(&uniform, uniform_estimate, estimate, wave, inp.ctas_per_sm)
             {
@@ -899,6 +901,13 @@ fn prefer_balanced(
     wave: usize,
     ctas_per_sm: u32,
 ) -> bool {
+    balanced_may_win(uniform, wave, ctas_per_sm)
+        && balanced_estimate <= uniform_estimate * BALANCED_MAX_ESTIMATE_RATIO
+}
+
+/// The conditions of [`prefer_balanced`] that do not depend on the balanced plan, checked
+/// before it is built (building and pricing it is most of the planner's host time).
+fn balanced_may_win(uniform: &Plan, wave: usize, ctas_per_sm: u32) -> bool {
     let n = uniform.work.len();
     if wave == 0
         || n <= wave
@@ -912,7 +921,7 @@ fn prefer_balanced(
             return false;
         }
     }
-    balanced_estimate <= uniform_estimate * BALANCED_MAX_ESTIMATE_RATIO
+    true
 }
 
 /// The work item of request `r`'s block (`kv_head`, `row_start`) over keys `kv.0..kv.1`.
