@@ -767,14 +767,16 @@ pub fn plan(inp: &PlanInput) -> Plan {
         && (inp.balance == Balance::On
             || (inp.balance == Balance::Auto && max_rows <= rows_per_block))
     {
+        // Built only where it may win (building and pricing it is most of the planner's host
+        // time); taken where its estimate is within BALANCED_MAX_ESTIMATE_RATIO of the uniform
+        // plan's.
         let wave = (inp.sm_count * inp.ctas_per_sm) as usize;
-        let wanted =
-            inp.balance == Balance::On || balanced_may_win(&uniform, wave, inp.ctas_per_sm);
-        if let Some((p, estimate)) = wanted.then(|| balanced(inp, m_tiles)).flatten() {
-            if inp.balance == Balance::On
-                || prefer_balanced(&uniform, uniform_estimate, estimate, wave, inp.ctas_per_sm)
-            {
-                return p;
+        let on = inp.balance == Balance::On;
+        if on || balanced_may_win(&uniform, wave, inp.ctas_per_sm) {
+            if let Some((p, estimate)) = balanced(inp, m_tiles) {
+                if on || estimate <= uniform_estimate * BALANCED_MAX_ESTIMATE_RATIO {
+                    return p;
+                }
             }
         }
     }
@@ -889,24 +891,12 @@ fn split_last_wave(uniform: &Plan, inp: &PlanInput) -> Option<Plan> {
     })
 }
 
-/// Whether automatic splitting takes the balanced plan (estimate `balanced_estimate`) over the
-/// uniform one (module doc, "Balanced plans"): only where the uniform plan runs more than one
-/// wave of `wave` CTAs, [`BALANCED_MIN_CTAS_PER_SM`] to [`BALANCED_MAX_CTAS_PER_SM`] per SM, and, when it is unsplit, its last wave is under
-/// [`BALANCED_MAX_LAST_WAVE_FILL`] full; and with the balanced estimate within
+/// Whether automatic splitting may take the balanced plan over `uniform` (module doc,
+/// "Balanced plans"): only where the uniform plan runs more than one wave of `wave` CTAs,
+/// [`BALANCED_MIN_CTAS_PER_SM`] to [`BALANCED_MAX_CTAS_PER_SM`] per SM, and, when it is
+/// unsplit, its last wave is under [`BALANCED_MAX_LAST_WAVE_FILL`] full. [`plan`] checks this
+/// before it builds the balanced plan, and then takes it where its estimate is within
 /// [`BALANCED_MAX_ESTIMATE_RATIO`] of the uniform one.
-fn prefer_balanced(
-    uniform: &Plan,
-    uniform_estimate: f64,
-    balanced_estimate: f64,
-    wave: usize,
-    ctas_per_sm: u32,
-) -> bool {
-    balanced_may_win(uniform, wave, ctas_per_sm)
-        && balanced_estimate <= uniform_estimate * BALANCED_MAX_ESTIMATE_RATIO
-}
-
-/// The conditions of [`prefer_balanced`] that do not depend on the balanced plan, checked
-/// before it is built (building and pricing it is most of the planner's host time).
 fn balanced_may_win(uniform: &Plan, wave: usize, ctas_per_sm: u32) -> bool {
     let n = uniform.work.len();
     if wave == 0
