@@ -9,7 +9,10 @@
 # `peers_w DIR` (fi_decode_tc on W1-W6 from a copy of shared/peers in .peers/), and
 # `sanitize TOOL FILTER` (compute-sanitizer on the suite cases FILTER while $LIMIT seconds
 # (default 570) are not used up; false when they are), `ben TAG FILE SECONDS ARGS...` (one
-# `ferroflash bench` of the workload file FILE, 1 GiB of rotated inputs, log bench-TAG.log).
+# `ferroflash bench` of the workload file FILE, 1 GiB of rotated inputs, log bench-TAG.log),
+# `chk TAG FILE SECONDS ARGS...` (`ferroflash check` of FILE, PASS / FAIL counts in steps.log)
+# and `wset DIR` (on an H200 with .peers: fi_decode_tc on W1-W6, then two rounds of our bench
+# as JSON lines beside it; elsewhere our W1-W6 once).
 CALL_NAME="${1:?call name}"
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 R=/tmp/$CALL_NAME; mkdir -p "$R"
@@ -32,6 +35,21 @@ tcase() { # FILTER SECONDS: the suite cases FILTER, log t-<filter>.log, result i
 ben() { # TAG FILE SECONDS ARGS: `ferroflash bench` on FILE, 1 GiB rotated, log bench-TAG.log
   local tag=$1 file=$2 secs=$3; shift 3
   timeout "$secs" $B bench --workload-file "$file" --rot-gib 1 "$@" > "$R/bench-$tag.log" 2>&1; save "bench $tag rc $?"
+}
+chk() { # TAG FILE SECONDS ARGS: `ferroflash check` on FILE, log check-TAG.log
+  local tag=$1 file=$2 secs=$3 log; shift 3; log=$R/check-$tag.log
+  timeout "$secs" $B check --workload-file "$file" "$@" > "$log" 2>&1; save "check $tag rc $? ($(grep -c PASS "$log") PASS, $(grep -c FAIL "$log") FAIL)"
+}
+wset() { # DIR: W1-W6 beside fi_decode_tc on an H200 (two rounds, JSON lines); elsewhere once
+  mkdir -p "$1"
+  if is_h200 && [ -d .peers ]; then
+    peers_w "$1"
+    for round in 1 2; do
+      timeout 40 $B bench --jsonl "$1/raw-$round.jsonl" --env-json "$1/env.json" > "$R/bench-w-$round.log" 2>&1; save "bench W $round rc $?"
+    done
+  else
+    timeout 40 $B bench > "$R/bench-w-1.log" 2>&1; save "bench W rc $?"
+  fi
 }
 sanitize() { # TOOL FILTER
   local rem=$((LIMIT - (SECONDS - start))); [ $rem -gt 20 ] || return 1

@@ -5,22 +5,14 @@
 # ../shared/peers (ignored); carry ["target/bundle", ".peers"]; `LIMIT=570 bash
 # target/bundle/call.sh; cat /tmp/s63a/steps.log`. Expectations for c62: ../c/expect.md.
 . "$(dirname "$0")/call-lib.sh" s63a
-W=$R/w; mkdir -p $W
 # 1. On an H200: W1-W6 beside fi_decode_tc (the standing of issues 3-5: W1 >= 85%, W5 >= 85% and
 #    1.8x W2's bytes rate, W6 >= 93%; session 54: 83.5 / 81.5 / 92.2-92.6), two rounds; the
 #    paged read probe of the same cuts (session 20's bound, not re-measured since). Elsewhere W once.
-if is_h200 && [ -d .peers ]; then
-  peers_w $W
-  for round in 1 2; do
-    timeout 40 $B bench --jsonl $W/raw-$round.jsonl --env-json $W/env.json > $R/bench-w-$round.log 2>&1; save "bench W $round rc $?"
-  done
-else
-  timeout 40 $B bench > $R/bench-w-1.log 2>&1; save "bench W rc $?"
-fi
+wset $R/w
 timeout 40 $B bench --paged-probe > $R/probe-w.log 2>&1; save "probe W rc $?"
 # 2. Session 62's call c: the fp8 80-112 pair rule below 120 tiles per SM (T), 16 rows (U).
 F=target/bundle/c62.toml
-timeout 40 $B check --workload-file $F --kv-pairs on > $R/check-c62-on.log 2>&1; save "check c62 on rc $? ($(grep -c PASS $R/check-c62-on.log) PASS, $(grep -c FAIL $R/check-c62-on.log) FAIL)"
+chk c62-on $F 40 --kv-pairs on
 for round in 1 2; do
   ben c62-auto-$round $F 40
   ben c62-on-$round $F 40 --kv-pairs on
