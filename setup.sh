@@ -10,6 +10,6 @@ fi
 PTXAS=.tools/py/nvidia/cu13/bin/ptxas
 if [ ! -x "$PTXAS" ]; then
   echo "setup: installing ptxas 13.0.88 into .tools/ (pip nvidia-cuda-nvcc)"
-  python3 -m pip install -q --disable-pip-version-check --target .tools/py nvidia-cuda-nvcc==13.0.88
+  python3 -m pip install -q --no-cache-dir --disable-pip-version-check --target .tools/py nvidia-cuda-nvcc==13.0.88
 fi
 "$PTXAS" --version | tail -1
