@@ -1,10 +1,12 @@
 //! Host planning time of the pure split planner (`ferroflash::plan::plan`) on ragged batches:
 //! what an engine pays on the CPU per decode step before any launch (no GPU needed).
-//! `cargo run --release -p ferroflash --example plan_time`
+//! `cargo run --release -p ferroflash --example plan_time [BATCH [REPS]]` (one batch size only,
+//! e.g. for `perf record` or `valgrind --tool=callgrind`).
 use ferroflash::plan::{plan, Balance, PlanInput, Splits};
 use std::time::Instant;
 
 fn main() {
+    let only: Option<u32> = std::env::args().nth(1).map(|a| a.parse().expect("BATCH"));
     let mut seed = 62u64;
     let mut rnd = move |n: u32| {
         seed = seed
@@ -14,7 +16,7 @@ fn main() {
     };
     println!(
         "{:>6} {:>8} {:>10} {:>10} {:>8}",
-        "batch", "q_len", "max keys", "us/plan", "ctas"
+        "batch", "q_len", "max keys", "median us", "ctas"
     );
     for &(batch, q_len, max_len) in &[
         (1u32, 1u32, 32768u32),
@@ -25,8 +27,11 @@ fn main() {
         (256, 4, 32768),
         (1024, 1, 8192),
     ] {
-        let q_lens: Vec<u32> = vec![q_len; batch as usize];
         let kv_lens: Vec<u32> = (0..batch).map(|_| q_len + rnd(max_len)).collect();
+        if only.is_some_and(|b| b != batch) {
+            continue;
+        }
+        let q_lens: Vec<u32> = vec![q_len; batch as usize];
         let mut q_indptr = vec![0u32];
         let mut page_indptr = vec![0u32];
         for (q, k) in q_lens.iter().zip(&kv_lens) {
@@ -53,12 +58,21 @@ fn main() {
             max_ctas: None,
         };
         let p = plan(&inp);
-        let reps = 200;
-        let t = Instant::now();
-        for _ in 0..reps {
-            std::hint::black_box(plan(std::hint::black_box(&inp)));
-        }
-        let us = t.elapsed().as_secs_f64() * 1e6 / reps as f64;
+        // The median of single-plan times (this 2-core VM is shared: means wander by 2x).
+        let reps: usize = std::env::args()
+            .nth(2)
+            .map_or(if only.is_some() { 2000 } else { 200 }, |a| {
+                a.parse().expect("REPS")
+            });
+        let mut times: Vec<f64> = (0..reps)
+            .map(|_| {
+                let t = Instant::now();
+                std::hint::black_box(plan(std::hint::black_box(&inp)));
+                t.elapsed().as_secs_f64() * 1e6
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        let us = times[reps / 2];
         println!(
             "{batch:>6} {q_len:>8} {max_len:>10} {us:>10.1} {:>8}",
             p.work.len()

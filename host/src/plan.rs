@@ -476,7 +476,7 @@ fn auto_chunk(
             break;
         }
         last_chunk = chunk;
-        let chunk_tokens = (chunk * KV_TILE_TOKENS) as f64;
+        let chunk_tokens = chunk.saturating_mul(KV_TILE_TOKENS);
         let mut grid = GridShape::default();
         let (mut ctas, mut split_blocks, mut max_splits) = (0u64, 0u64, 0u32);
         // The split count shared by every block, if any (cluster merge needs one).
@@ -484,9 +484,9 @@ fn auto_chunk(
         let mut uniform = true;
         for r in 0..n {
             let blocks = blocks_of(r);
-            let kv_len = inp.kv_lens[r] as f64;
-            let splits = (kv_len / chunk_tokens).ceil().max(1.0) as u32;
-            let last = kv_len - (splits - 1) as f64 * chunk_tokens;
+            let kv_len = inp.kv_lens[r];
+            let splits = kv_len.div_ceil(chunk_tokens).max(1);
+            let last = (kv_len - (splits - 1) * chunk_tokens) as f64;
             grid.add(chunk as f64, (splits as u64 - 1) * blocks);
             grid.add(last / KV_TILE_TOKENS as f64, blocks);
             ctas += splits as u64 * blocks;
@@ -630,35 +630,54 @@ pub fn prefer_paired(blocks: u64, sm_count: u32, ctas_per_sm: (u32, u32)) -> boo
 /// [`CTA_OVERHEAD_TILES`] and the hardware hands them out in order, each to the first of
 /// `wave` slots that frees (how a balanced plan is priced once built).
 ///
-/// The slots' free times are a min-heap (O(work log wave); which of several equally free
-/// slots takes a CTA does not change any time), so a batch of thousands of CTAs is priced in
+/// The slots' free times are a binary min-heap in an array (O(work log wave); which of several
+/// equally free slots takes a CTA does not change any time): each CTA replaces the root's time
+/// by its own end and sifts it down, so a batch of thousands of CTAs is priced in
 /// microseconds: the planner runs on the host before every decode call.
 pub fn dispatch_end_tiles(work: &[DecodeWork], wave: usize) -> f64 {
-    // Free times as `total_cmp`-ordered keys, smallest on top.
-    #[derive(PartialEq)]
-    struct Free(f64);
-    impl Eq for Free {}
-    impl PartialOrd for Free {
-        fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-            Some(self.cmp(other))
-        }
-    }
-    impl Ord for Free {
-        fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-            other.0.total_cmp(&self.0)
-        }
-    }
-    let mut free: std::collections::BinaryHeap<Free> =
-        (0..wave.max(1)).map(|_| Free(0.0)).collect();
+    // All zeros: already a heap. Times are finite and non-negative, so `<` orders them.
+    let mut free = vec![0f64; wave.max(1)];
+    let n = free.len();
     let mut end = 0f64;
     for w in work {
-        let mut slot = free.peek_mut().expect("at least one slot");
-        let done = slot.0 + w.tiles() as f64 + CTA_OVERHEAD_TILES;
-        slot.0 = done;
-        drop(slot);
+        let done = free[0] + w.tiles() as f64 + CTA_OVERHEAD_TILES;
         end = end.max(done);
+        let mut i = 0;
+        loop {
+            let left = 2 * i + 1;
+            if left >= n {
+                break;
+            }
+            let c = if left + 1 < n && free[left + 1] < free[left] {
+                left + 1
+            } else {
+                left
+            };
+            if free[c] >= done {
+                break;
+            }
+            free[i] = free[c];
+            i = c;
+        }
+        free[i] = done;
     }
     end
+}
+
+/// `items` reordered by `key`, largest first, ties kept in their order: the stable sort
+/// `sort_by_key(|x| Reverse(key(x)))`, done as an unstable sort of packed `(!key, index)`
+/// words (unique, so the order is the stable one) and one gather. The planner's work lists
+/// hold thousands of 40-byte items: moving 8-byte keys instead took the sorts from a third of
+/// its host time to a few percent (docs/perf.md, change 145).
+fn longest_first<T: Copy>(items: &mut Vec<T>, key: impl Fn(&T) -> u32) {
+    let mut keys: Vec<u64> = items
+        .iter()
+        .enumerate()
+        .map(|(i, x)| ((!key(x) as u64) << 32) | i as u64)
+        .collect();
+    keys.sort_unstable();
+    let sorted: Vec<T> = keys.iter().map(|&k| items[k as u32 as usize]).collect();
+    *items = sorted;
 }
 
 /// Plan a batch. Inputs are assumed validated (equal lengths, heads divisible).
@@ -692,6 +711,36 @@ pub fn plan(inp: &PlanInput) -> Plan {
             Splits::Auto => auto_chunk,
         }
     };
+    if inp.splits == Splits::Auto
+        && inp.tail.is_none()
+        && (inp.balance == Balance::On
+            || (inp.balance == Balance::Auto && max_rows <= rows_per_block))
+    {
+        // Built only where it may win (building and pricing it is most of the planner's host
+        // time), from the uniform plan's CTAs and whether it splits (counted, not built);
+        // taken where its estimate is within BALANCED_MAX_ESTIMATE_RATIO of the uniform plan's.
+        let wave = (inp.sm_count * inp.ctas_per_sm) as usize;
+        let on = inp.balance == Balance::On;
+        let may_win = || {
+            let (mut ctas, mut split) = (0usize, false);
+            for r in 0..n {
+                let blocks = (inp.kv_heads * row_blocks(r)) as usize;
+                let splits = inp.kv_lens[r]
+                    .div_ceil(auto_chunk.saturating_mul(KV_TILE_TOKENS))
+                    .max(1) as usize;
+                ctas += blocks * splits;
+                split |= blocks > 0 && splits > 1;
+            }
+            balanced_may_win(ctas, split, wave, inp.ctas_per_sm)
+        };
+        if on || may_win() {
+            if let Some((p, estimate)) = balanced(inp, m_tiles) {
+                if on || estimate <= uniform_estimate * BALANCED_MAX_ESTIMATE_RATIO {
+                    return p;
+                }
+            }
+        }
+    }
     let mut work = Vec::new();
     let mut merge = Vec::new();
     let mut slot = 0u32;
@@ -753,7 +802,7 @@ pub fn plan(inp: &PlanInput) -> Plan {
         }
     }
     // Longest ranges first, so the last wave holds the short ones (stable: deterministic).
-    work.sort_by_key(|w| std::cmp::Reverse(w.kv_end - w.kv_start));
+    longest_first(&mut work, |w| w.kv_end - w.kv_start);
     let uniform = Plan {
         m_tiles,
         work,
@@ -762,24 +811,6 @@ pub fn plan(inp: &PlanInput) -> Plan {
         balanced: false,
         max_block_rows,
     };
-    if inp.splits == Splits::Auto
-        && inp.tail.is_none()
-        && (inp.balance == Balance::On
-            || (inp.balance == Balance::Auto && max_rows <= rows_per_block))
-    {
-        // Built only where it may win (building and pricing it is most of the planner's host
-        // time); taken where its estimate is within BALANCED_MAX_ESTIMATE_RATIO of the uniform
-        // plan's.
-        let wave = (inp.sm_count * inp.ctas_per_sm) as usize;
-        let on = inp.balance == Balance::On;
-        if on || balanced_may_win(&uniform, wave, inp.ctas_per_sm) {
-            if let Some((p, estimate)) = balanced(inp, m_tiles) {
-                if on || estimate <= uniform_estimate * BALANCED_MAX_ESTIMATE_RATIO {
-                    return p;
-                }
-            }
-        }
-    }
     if inp.splits == Splits::Auto && inp.tail.is_none() && inp.ctas_per_sm == 1 {
         if let Some(p) = split_last_wave(&uniform, inp)
             .filter(|p| p.work.len() as u64 <= inp.max_ctas.unwrap_or(u64::MAX))
@@ -879,7 +910,7 @@ fn split_last_wave(uniform: &Plan, inp: &PlanInput) -> Option<Plan> {
         }
     }
     // Longest first among the last wave's CTAs too (stable: deterministic).
-    pieces.sort_by_key(|w| std::cmp::Reverse(w.kv_end - w.kv_start));
+    longest_first(&mut pieces, |w| w.kv_end - w.kv_start);
     work.extend(pieces);
     Some(Plan {
         m_tiles: uniform.m_tiles,
@@ -891,21 +922,20 @@ fn split_last_wave(uniform: &Plan, inp: &PlanInput) -> Option<Plan> {
     })
 }
 
-/// Whether automatic splitting may take the balanced plan over `uniform` (module doc,
-/// "Balanced plans"): only where the uniform plan runs more than one wave of `wave` CTAs,
-/// [`BALANCED_MIN_CTAS_PER_SM`] to [`BALANCED_MAX_CTAS_PER_SM`] per SM, and, when it is
-/// unsplit, its last wave is under [`BALANCED_MAX_LAST_WAVE_FILL`] full. [`plan`] checks this
-/// before it builds the balanced plan, and then takes it where its estimate is within
-/// [`BALANCED_MAX_ESTIMATE_RATIO`] of the uniform one.
-fn balanced_may_win(uniform: &Plan, wave: usize, ctas_per_sm: u32) -> bool {
-    let n = uniform.work.len();
+/// Whether automatic splitting may take the balanced plan over a uniform plan of `n` CTAs,
+/// `split` or not (module doc, "Balanced plans"): only where the uniform plan runs more than
+/// one wave of `wave` CTAs, [`BALANCED_MIN_CTAS_PER_SM`] to [`BALANCED_MAX_CTAS_PER_SM`] per
+/// SM, and, when it is unsplit, its last wave is under [`BALANCED_MAX_LAST_WAVE_FILL`] full.
+/// [`plan`] checks this before it builds either plan, and then takes the balanced one where
+/// its estimate is within [`BALANCED_MAX_ESTIMATE_RATIO`] of the uniform one.
+fn balanced_may_win(n: usize, split: bool, wave: usize, ctas_per_sm: u32) -> bool {
     if wave == 0
         || n <= wave
         || !(BALANCED_MIN_CTAS_PER_SM..=BALANCED_MAX_CTAS_PER_SM).contains(&ctas_per_sm)
     {
         return false;
     }
-    if uniform.merge.is_empty() {
+    if !split {
         let last = n - (n - 1) / wave * wave;
         if last as f64 >= BALANCED_MAX_LAST_WAVE_FILL * wave as f64 {
             return false;
@@ -967,7 +997,7 @@ fn balanced(inp: &PlanInput, m_tiles: u32) -> Option<(Plan, f64)> {
         }
     }
     // Longest first on the line (stable: deterministic).
-    blocks.sort_by_key(|b| std::cmp::Reverse(b.3));
+    longest_first(&mut blocks, |b| b.3);
     let total: u64 = blocks.iter().map(|b| b.3 as u64).sum();
     if slots == 0 || total < slots * BALANCED_MIN_SLOT_TILES as u64 {
         return None;
@@ -983,7 +1013,7 @@ fn balanced(inp: &PlanInput, m_tiles: u32) -> Option<(Plan, f64)> {
     // Pieces: (block, first tile, end tile, slot, start in the slot in tile-times).
     type Piece = (usize, u32, u32, usize, f64);
     let fill = |t: f64| -> (Vec<Piece>, f64, f64) {
-        let mut pieces: Vec<Piece> = Vec::new();
+        let mut pieces: Vec<Piece> = Vec::with_capacity(blocks.len() + slots as usize);
         let (mut seg, mut at, mut pos, mut slot_cost) = (0usize, 0f64, 0f64, 0f64);
         for (i, blk) in blocks.iter().enumerate() {
             let n = blk.3;
@@ -1079,11 +1109,15 @@ fn balanced(inp: &PlanInput, m_tiles: u32) -> Option<(Plan, f64)> {
     // Dispatch order: by start within the segment, then segment. The hardware hands the next
     // CTA to the first slot that frees, which is then the segment's slot when the slots
     // stream at one rate.
-    let mut order: Vec<usize> = (0..pieces.len()).collect();
-    order.sort_by(|&x, &y| {
-        let (px, py) = (&pieces[x], &pieces[y]);
-        px.4.total_cmp(&py.4).then(px.3.cmp(&py.3))
-    });
+    // (A slot's starts are non-negative and strictly increase, so the keys are unique and
+    // the bits of a start order as the start does.)
+    let mut keys: Vec<u128> = pieces
+        .iter()
+        .enumerate()
+        .map(|(k, p)| ((p.4.to_bits() as u128) << 64) | ((p.3 as u128) << 32) | k as u128)
+        .collect();
+    keys.sort_unstable();
+    let order = keys.iter().map(|&k| k as u32 as usize);
     let mut next = vec![0u32; blocks.len()];
     let mut slot_of = vec![0u32; pieces.len()];
     for (k, p) in pieces.iter().enumerate() {
@@ -1095,8 +1129,7 @@ fn balanced(inp: &PlanInput, m_tiles: u32) -> Option<(Plan, f64)> {
         next[p.0] += 1;
     }
     let mut work: Vec<DecodeWork> = order
-        .iter()
-        .map(|&k| {
+        .map(|k| {
             let (b, t0, t1, _, _) = pieces[k];
             let blk = &blocks[b];
             let kv_len = inp.kv_lens[blk.0 as usize];
@@ -1181,6 +1214,28 @@ pub fn cluster_order(plan: &Plan, max_cluster: u32) -> Option<(u32, Vec<DecodeWo
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn longest_first_is_the_stable_sort() {
+        // Few distinct keys (many ties) and the extremes of u32.
+        let mut seed = 145u64;
+        for n in [0usize, 1, 2, 17, 1000] {
+            let items: Vec<(u32, usize)> = (0..n)
+                .map(|i| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    let k = [0, 1, 7, 64, u32::MAX][(seed >> 40) as usize % 5];
+                    (k, i)
+                })
+                .collect();
+            let mut ours = items.clone();
+            longest_first(&mut ours, |x| x.0);
+            let mut stable = items;
+            stable.sort_by_key(|x| std::cmp::Reverse(x.0));
+            assert_eq!(ours, stable, "n = {n}");
+        }
+    }
 
     #[test]
     fn cluster_order_groups_each_blocks_splits_in_key_order() {
