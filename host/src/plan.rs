@@ -670,6 +670,7 @@ pub fn dispatch_end_tiles(work: &[DecodeWork], wave: usize) -> f64 {
 /// hold thousands of 40-byte items: moving 8-byte keys instead took the sorts from a third of
 /// its host time to a few percent (docs/perf.md, change 145).
 fn longest_first<T: Copy>(items: &mut Vec<T>, key: impl Fn(&T) -> u32) {
+    debug_assert!(items.len() <= u32::MAX as usize, "the index takes 32 bits");
     let mut keys: Vec<u64> = items
         .iter()
         .enumerate()
@@ -722,16 +723,16 @@ pub fn plan(inp: &PlanInput) -> Plan {
         let wave = (inp.sm_count * inp.ctas_per_sm) as usize;
         let on = inp.balance == Balance::On;
         let may_win = || {
-            let (mut ctas, mut split) = (0usize, false);
+            let (mut ctas, mut split) = (0u64, false);
             for r in 0..n {
-                let blocks = (inp.kv_heads * row_blocks(r)) as usize;
+                let blocks = inp.kv_heads as u64 * row_blocks(r) as u64;
                 let splits = inp.kv_lens[r]
                     .div_ceil(auto_chunk.saturating_mul(KV_TILE_TOKENS))
-                    .max(1) as usize;
+                    .max(1) as u64;
                 ctas += blocks * splits;
                 split |= blocks > 0 && splits > 1;
             }
-            balanced_may_win(ctas, split, wave, inp.ctas_per_sm)
+            balanced_may_win(ctas as usize, split, wave, inp.ctas_per_sm)
         };
         if on || may_win() {
             if let Some((p, estimate)) = balanced(inp, m_tiles) {
