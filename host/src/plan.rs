@@ -441,13 +441,13 @@ fn auto_bound(inp: &PlanInput, blocks: u64, wave: u64) -> u64 {
 /// [`PlanInput::max_ctas`]); the split model
 /// estimates each. The fastest plan of one wave is taken unless one of more waves is faster
 /// by [`MULTI_WAVE_MARGIN`]; within each group, ties ([`SPLIT_TIE_SLACK`]) go to the fullest
-/// last wave. Returns the chunk and its estimate (tile-times).
+/// last wave.
 fn auto_chunk(
     inp: &PlanInput,
     max_tiles: u32,
     block_rows: u32,
     blocks_of: &dyn Fn(usize) -> u64,
-) -> (u32, f64) {
+) -> AutoChunk {
     let shape = CombineShape {
         rows: block_rows,
         head_dim: inp.head_dim,
@@ -461,8 +461,8 @@ fn auto_chunk(
     let n = inp.kv_lens.len();
     let all_blocks: u64 = (0..n).map(blocks_of).sum();
     let bound = auto_bound(inp, all_blocks, wave);
-    // (estimate, wave fill, chunk, CTAs)
-    type Candidate = (f64, f64, u32, u64);
+    // (estimate, wave fill, chunk, CTAs, some block split)
+    type Candidate = (f64, f64, u32, u64, bool);
     let mut cands: Vec<Candidate> = Vec::new();
     let mut last_chunk = 0;
     // CTAs of the last candidate of at least MIN_TILES_PER_SPLIT tiles.
@@ -516,11 +516,12 @@ fn auto_chunk(
         });
         let merge = merge_of(split_blocks, max_splits, clustered, shape);
         let fill = ctas as f64 / (ctas.div_ceil(wave) * wave) as f64;
-        cands.push((estimate_tiles(grid, slots, merge), fill, chunk, ctas));
+        let estimate = estimate_tiles(grid, slots, merge);
+        cands.push((estimate, fill, chunk, ctas, split_blocks > 0));
     }
     // The fastest of a group; estimates within SPLIT_TIE_SLACK tie, and the fullest last wave
     // wins among them (then the larger chunk, which comes first).
-    let pick = |one_wave: bool| -> Option<(f64, u32)> {
+    let pick = |one_wave: bool| -> Option<Candidate> {
         let group = || cands.iter().filter(|c| (c.3 <= wave) == one_wave);
         let best = group().map(|c| c.0).fold(f64::INFINITY, f64::min);
         group()
@@ -529,14 +530,34 @@ fn auto_chunk(
                 Some(a) if a.1 >= c.1 => Some(a),
                 _ => Some(c),
             })
-            .map(|c| (c.0, c.2))
+            .copied()
     };
-    match (pick(true), pick(false)) {
-        (Some(one), Some(more)) if more.0 * (1.0 + MULTI_WAVE_MARGIN) < one.0 => (more.1, more.0),
-        (Some(one), _) => (one.1, one.0),
-        (None, Some(more)) => (more.1, more.0),
-        (None, None) => (max_tiles, f64::INFINITY),
+    let c = match (pick(true), pick(false)) {
+        (Some(one), Some(more)) if more.0 * (1.0 + MULTI_WAVE_MARGIN) < one.0 => more,
+        (Some(c), _) | (None, Some(c)) => c,
+        // The unsplit chunk (s = 1) passes every bound above.
+        (None, None) => unreachable!("the unsplit chunk is always a candidate"),
+    };
+    AutoChunk {
+        chunk: c.2,
+        estimate_tiles: c.0,
+        ctas: c.3,
+        split: c.4,
     }
+}
+
+/// The automatic chunk ([`auto_chunk`]) and the uniform plan it makes, as the split model
+/// priced it.
+#[derive(Clone, Copy)]
+struct AutoChunk {
+    /// Tiles per split, the same for every request.
+    chunk: u32,
+    /// The split model's estimate of the uniform plan (tile-times).
+    estimate_tiles: f64,
+    /// CTAs of the uniform plan.
+    ctas: u64,
+    /// Whether some output block of the uniform plan is split.
+    split: bool,
 }
 
 /// The split model's estimate of `plan` in tile-times (See Note [split heuristic]), merged in
@@ -698,46 +719,33 @@ pub fn plan(inp: &PlanInput) -> Plan {
     let n = inp.kv_lens.len();
     let max_tiles = (0..n).map(tiles).max().unwrap_or(0).max(1);
     // The automatic chunk (tiles per split), the same for every request, computed once.
-    let (auto_chunk, uniform_estimate) = if inp.splits != Splits::Auto {
-        (max_tiles, f64::INFINITY)
-    } else {
+    let auto = (inp.splits == Splits::Auto).then(|| {
         auto_chunk(inp, max_tiles, max_block_rows, &|r| {
             inp.kv_heads as u64 * row_blocks(r) as u64
         })
-    };
+    });
     // Chunk size in tiles for request r.
     let chunk_of = |r: usize| -> u32 {
-        match inp.splits {
-            Splits::Fixed(k) => tiles(r).div_ceil(k.clamp(1, MAX_SPLITS)).max(1),
-            Splits::Auto => auto_chunk,
+        match (inp.splits, auto) {
+            (Splits::Fixed(k), _) => tiles(r).div_ceil(k.clamp(1, MAX_SPLITS)).max(1),
+            (Splits::Auto, a) => a.map_or(max_tiles, |a| a.chunk),
         }
     };
-    if inp.splits == Splits::Auto
-        && inp.tail.is_none()
-        && (inp.balance == Balance::On
-            || (inp.balance == Balance::Auto && max_rows <= rows_per_block))
-    {
-        // Built only where it may win (building and pricing it is most of the planner's host
-        // time), from the uniform plan's CTAs and whether it splits (counted, not built);
-        // taken where its estimate is within BALANCED_MAX_ESTIMATE_RATIO of the uniform plan's.
-        let wave = (inp.sm_count * inp.ctas_per_sm) as usize;
-        let on = inp.balance == Balance::On;
-        let may_win = || {
-            let (mut ctas, mut split) = (0u64, false);
-            for r in 0..n {
-                let blocks = inp.kv_heads as u64 * row_blocks(r) as u64;
-                let splits = inp.kv_lens[r]
-                    .div_ceil(auto_chunk.saturating_mul(KV_TILE_TOKENS))
-                    .max(1) as u64;
-                ctas += blocks * splits;
-                split |= blocks > 0 && splits > 1;
-            }
-            balanced_may_win(ctas as usize, split, wave, inp.ctas_per_sm)
-        };
-        if on || may_win() {
-            if let Some((p, estimate)) = balanced(inp, m_tiles) {
-                if on || estimate <= uniform_estimate * BALANCED_MAX_ESTIMATE_RATIO {
-                    return p;
+    if let (Some(a), None) = (auto, inp.tail) {
+        if inp.balance == Balance::On
+            || (inp.balance == Balance::Auto && max_rows <= rows_per_block)
+        {
+            // Built only where it may win (building and pricing it is most of the planner's
+            // host time), from the uniform plan's CTAs and whether it splits as the auto chunk
+            // counted them; taken where its estimate is within BALANCED_MAX_ESTIMATE_RATIO of
+            // the uniform plan's.
+            let wave = (inp.sm_count * inp.ctas_per_sm) as usize;
+            let on = inp.balance == Balance::On;
+            if on || balanced_may_win(a.ctas as usize, a.split, wave, inp.ctas_per_sm) {
+                if let Some((p, estimate)) = balanced(inp, m_tiles) {
+                    if on || estimate <= a.estimate_tiles * BALANCED_MAX_ESTIMATE_RATIO {
+                        return p;
+                    }
                 }
             }
         }
