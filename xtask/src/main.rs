@@ -505,16 +505,21 @@ fn cmd_bundle(root: &Path) -> Result<(), String> {
     ] {
         std::fs::copy(root.join("benches").join(f), bundle.join(f)).map_err(|e| e.to_string())?;
     }
-    // The binaries embed the PTX of all three archs (~17 MiB each, ~1 MiB compressed): xz them
-    // when `xz` is here, so the bundle travels small; run.sh unpacks them on first use.
+    // The binaries embed the modules of all three archs (~100 MiB each): xz them when `xz` is
+    // here, so the bundle travels small (the device tool takes 64 MiB in all, `.peers` 33 of
+    // them); run.sh and call-lib.sh unpack them on first use. One thread and a dictionary
+    // larger than a binary let xz find the three archs' repeats: 5.2-5.5 MB each against
+    // 8.0-8.2 MB with `-T0`'s default blocks (session 64); ~1 GB of memory and ~85 s each, the
+    // two side by side.
     let xz = |bin: &str| {
         Command::new("xz")
-            .args(["-T0", "-f"])
+            .args(["-T1", "-6", "--lzma2=preset=6,dict=192MiB", "-f"])
             .arg(bundle.join(bin))
-            .status()
-            .is_ok_and(|s| s.success())
+            .spawn()
     };
-    let packed = ["gpu-tests", "ferroflash"].map(xz);
+    let packed = ["gpu-tests", "ferroflash"]
+        .map(xz)
+        .map(|child| child.and_then(|mut c| c.wait()).is_ok_and(|s| s.success()));
     println!(
         "bundle written to {}{} (run: bash target/bundle/run.sh [tests|sanitize|bench|soak|all])",
         bundle.display(),

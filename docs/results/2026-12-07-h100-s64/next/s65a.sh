@@ -2,8 +2,8 @@
 # Ready for session 65's first call (written in session 64, which got only an H100). Build:
 # `cargo xtask bundle` on main (copy target/bundle/ferroflash.xz aside), then
 # `FF_TILE_STAMPS=1 cargo xtask bundle` and keep its ferroflash.xz as
-# target/bundle/ferroflash-stamps.xz beside main's; `rm -rf target/bundle/ptx
-# target/bundle/gpu-tests.xz` (with .peers the tree must stay under 64 MiB); this file as
+# target/bundle/ferroflash-stamps.xz beside main's; `rm -rf target/bundle/ptx` (binaries of
+# 5.2-5.5 MB each since session 64's xz settings: the tree with .peers ~64 MB); this file as
 # target/bundle/call.sh; .peers = a copy of ../shared/peers (ignored); carry
 # ["target/bundle", ".peers"]; `LIMIT=300 bash target/bundle/call.sh; cat /tmp/s65a/steps.log`.
 # About 150 s on an H200 (peers 100 s), so it fits a budget cut by failed starts.
