@@ -7,6 +7,12 @@ use std::time::Instant;
 
 fn main() {
     let only: Option<u32> = std::env::args().nth(1).map(|a| a.parse().expect("BATCH"));
+    // The median of single-plan times (this 2-core VM is shared: means wander by 2x).
+    let reps: usize = std::env::args()
+        .nth(2)
+        .map_or(if only.is_some() { 2000 } else { 200 }, |a| {
+            a.parse().expect("REPS")
+        });
     let mut seed = 62u64;
     let mut rnd = move |n: u32| {
         seed = seed
@@ -58,12 +64,6 @@ fn main() {
             max_ctas: None,
         };
         let p = plan(&inp);
-        // The median of single-plan times (this 2-core VM is shared: means wander by 2x).
-        let reps: usize = std::env::args()
-            .nth(2)
-            .map_or(if only.is_some() { 2000 } else { 200 }, |a| {
-                a.parse().expect("REPS")
-            });
         let mut times: Vec<f64> = (0..reps)
             .map(|_| {
                 let t = Instant::now();

@@ -728,7 +728,8 @@ pub fn plan(inp: &PlanInput) -> Plan {
     let chunk_of = |r: usize| -> u32 {
         match (inp.splits, auto) {
             (Splits::Fixed(k), _) => tiles(r).div_ceil(k.clamp(1, MAX_SPLITS)).max(1),
-            (Splits::Auto, a) => a.map_or(max_tiles, |a| a.chunk),
+            (Splits::Auto, Some(a)) => a.chunk,
+            (Splits::Auto, None) => unreachable!("auto_chunk runs for Splits::Auto"),
         }
     };
     if let (Some(a), None) = (auto, inp.tail) {
