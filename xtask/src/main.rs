@@ -4,8 +4,9 @@
 //! - `report [--arch A]`        per entry and arch: registers, spills, stack, static smem
 //!   (ptxas -v) and an instruction census; fails if ptxas rejects a module, an entry spills, or
 //!   an arch-specific instruction appears in the wrong module
-//! - `sass <entry> [--arch A] [--loop]`  print one entry's SASS (ptxas + cuobjdump/nvdisasm,
-//!   installed into .tools/sass on first use from pip); with `--loop`, a summary of the loop
+//! - `sass <entry> [--arch A] [--loop]`  print one entry's SASS (ptxas on the entry's own
+//!   module, as the driver loads it, + cuobjdump/nvdisasm, installed into .tools/sass on first
+//!   use from pip; its registers and spills on stderr); with `--loop`, a summary of the loop
 //!   around its MMA instructions instead (size, opcodes, local-memory accesses in it)
 //! - `bundle`                   write target/bundle/: GPU test + bench binaries, PTX, run.sh, call-lib.sh
 //! - `ptxas-path`               print the ptxas used (PTXAS, .tools/, or PATH)
@@ -425,11 +426,37 @@ fn cmd_sass(root: &Path, args: &[String]) -> Result<(), String> {
         .find(|a| !a.starts_with("--") && Arch::parse(a).is_none())
         .ok_or("which entry? (cargo xtask sass <entry>)")?;
     let arch = arch_arg(args)?.unwrap_or(Arch::Sm90a);
-    let (path, _) = ptx(root, arch)?;
-    ptxas_resources(root, arch, &path)?;
-    let cubin = root
-        .join("target/ptx")
-        .join(format!("{}.cubin", arch.name()));
+    let (path, text) = ptx(root, arch)?;
+    // Only the entry's own module (as the driver JIT-compiles it, Note [one module per entry]):
+    // ptxas takes well under a second for it, minutes for the whole module.
+    let module = ptxbuild::EntrySplit::new(&text)?
+        .module_of(entry)
+        .ok_or_else(|| {
+            format!(
+                "no entry {entry} in {}; entries: {}",
+                arch.name(),
+                ptxbuild::entries(&text).join(", ")
+            )
+        })?;
+    let one = path.with_file_name(format!("{}-{entry}.sass.ptx", arch.name()));
+    std::fs::write(&one, module).map_err(|e| format!("{}: {e}", one.display()))?;
+    let cubin = one.with_extension("cubin");
+    let res = ptxas_resources(root, arch, &one)?;
+    if let Some(r) = res.get(entry.as_str()) {
+        eprintln!(
+            "{entry} ({}): {} registers, {} bytes spilled, {} bytes stack, {} bytes static smem{}",
+            arch.name(),
+            r.registers,
+            r.spill_bytes,
+            r.stack_bytes,
+            r.smem_bytes,
+            if r.wgmma_serialized {
+                ", wgmma serialized (C7514)"
+            } else {
+                ""
+            }
+        );
+    }
     let bin = sass_tools(root)?;
     let path_var = format!(
         "{}:{}",
