@@ -6,6 +6,8 @@
 # the suite cases below test the branch's kernels), main's ferroflash.xz back, `rm -rf
 # target/bundle/ptx`; this file and next/e147.toml into target/bundle/; carry
 # ["target/bundle"] (no .peers needed). `LIMIT=400 bash target/bundle/s66b.sh; cat /tmp/s66b/steps.log`.
+# Prebuilt in session 65 (if target/ survived): `cp target/prebuilt/s66b/* target/bundle/`
+# over the s65a bundle (its gpu-tests.xz replaced by the branch's) does all of the above.
 # About 250 s.
 . "$(dirname "$0")/call-lib.sh" s66b
 E=target/bundle/e147.toml; N=target/bundle/ferroflash-147
