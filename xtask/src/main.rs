@@ -91,12 +91,17 @@ fn cmd_ptx(root: &Path, args: &[String]) -> Result<(), String> {
             println!("{b}");
             Ok(())
         }
-        None => Err(format!(
-            "no entry {entry} in {}; entries: {}",
-            arch.name(),
-            ptxbuild::entries(&text).join(", ")
-        )),
+        None => Err(no_entry(arch, &text, entry)),
     }
+}
+
+/// The error for an entry name `text` (the PTX of `arch`) does not declare: with the names it does.
+fn no_entry(arch: Arch, text: &str, entry: &str) -> String {
+    format!(
+        "no entry {entry} in {}; entries: {}",
+        arch.name(),
+        ptxbuild::entries(text).join(", ")
+    )
 }
 
 #[derive(Default, Clone)]
@@ -431,13 +436,7 @@ fn cmd_sass(root: &Path, args: &[String]) -> Result<(), String> {
     // ptxas takes well under a second for it, minutes for the whole module.
     let module = ptxbuild::EntrySplit::new(&text)?
         .module_of(entry)
-        .ok_or_else(|| {
-            format!(
-                "no entry {entry} in {}; entries: {}",
-                arch.name(),
-                ptxbuild::entries(&text).join(", ")
-            )
-        })?;
+        .ok_or_else(|| no_entry(arch, &text, entry))?;
     let one = path.with_file_name(format!("{}-{entry}.sass.ptx", arch.name()));
     std::fs::write(&one, module).map_err(|e| format!("{}: {e}", one.display()))?;
     let cubin = one.with_extension("cubin");
